@@ -1,0 +1,33 @@
+# Every target creates or refreshes .venv itself, so `make demo` and `make test` work on a fresh clone.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: demo test lint bench system-deps clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/gpuplane demo
+
+# Prometheus (account tests) and Chromium (HTML report tests) come from Debian's packages.
+system-deps:
+	bash scripts/system-deps.sh
+
+test: $(STAMP) system-deps
+	$(PY) -m pytest -q -n 2 --dist loadfile
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/mypy --strict src
+
+bench: $(STAMP)
+	$(PY) benchmarks/run.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

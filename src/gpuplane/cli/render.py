@@ -1,0 +1,9 @@
+"""`gpuplane render` commands (not written yet)."""
+
+from __future__ import annotations
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    """Add this family's commands to the app."""
