@@ -27,7 +27,7 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy --strict src
 
 bench: $(STAMP)
-	$(PY) benchmarks/run.py
+	$(PY) benchmarks/run.py $(BENCH)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,49 @@
+"""`make bench`: run every benchmarks/bench_*.py and print its figures.
+
+Each module exposes `run() -> list[tuple[str, str]]`. Benchmarks print figures; they never
+assert on wall time. `make bench BENCH=sim` (or `python benchmarks/run.py sim`) runs one family.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def _load(path: Path):  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def main(argv: list[str]) -> int:
+    wanted = set(argv)
+    paths = sorted(HERE.glob("bench_*.py"))
+    failures = 0
+    for path in paths:
+        family = path.stem.removeprefix("bench_")
+        if wanted and family not in wanted:
+            continue
+        print(f"== {family}", flush=True)
+        started = time.perf_counter()
+        try:
+            rows = _load(path).run()
+        except Exception as exc:  # report and go on with the other families
+            print(f"  FAILED: {type(exc).__name__}: {exc}", flush=True)
+            failures += 1
+            continue
+        width = max((len(label) for label, _ in rows), default=0)
+        for label, figure in rows:
+            print(f"  {label.ljust(width)}  {figure}", flush=True)
+        print(f"  ({time.perf_counter() - started:.1f} s for this family)", flush=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,139 @@
+"""One label schema and the facts every engine derives from the spec the same way.
+
+render uses these labels as node labels, flavor selectors, quota dimensions and cost tags; sim
+builds its nodes from them and account matches Prometheus series with them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpuplane.catalog import load_catalog
+from gpuplane.sharing import mig, resources
+from gpuplane.spec.models import NodePool, PlatformSpec, Quota, Team
+
+LABEL_POOL = "gpuplane.io/pool"
+LABEL_ACCELERATOR = "gpuplane.io/accelerator"
+LABEL_SHARING = "gpuplane.io/sharing"
+LABEL_TEAM = "gpuplane.io/team"
+LABEL_CLASS = "gpuplane.io/workload-class"
+LABEL_CAPACITY = "gpuplane.io/capacity"
+LABEL_MANAGED_BY = "app.kubernetes.io/managed-by"
+MANAGED_BY = "gpuplane"
+HOURS_PER_MONTH = 730.0  # the cloud providers' billing convention (8760 h / 12)
+
+
+def mig_layout(pool: NodePool) -> list[str] | None:
+    """Profiles on one GPU of a MIG pool (from its layout or its GPU Operator config), else None."""
+    if pool.sharing.mode != "mig" or not pool.accelerator:
+        return None
+    if pool.sharing.layout:
+        return list(pool.sharing.layout)
+    acc = load_catalog().accelerator(pool.accelerator)
+    if acc is None or not pool.sharing.config:
+        return None
+    return mig.layout_for_config(pool.sharing.config, acc)
+
+
+def resources_per_gpu(pool: NodePool) -> dict[str, int]:
+    """Extended resources one physical GPU of the pool advertises (by the sharing mode)."""
+    if not pool.accelerator:
+        return {}
+    acc = load_catalog().accelerator(pool.accelerator)
+    if acc is None:
+        return {}
+    sharing = pool.sharing
+    return resources.per_gpu(
+        acc, sharing.mode, mig_layout=mig_layout(pool), mig_strategy=sharing.strategy,
+        replicas=sharing.replicas, rename_shared=sharing.rename_shared,
+    )
+
+
+def resources_per_node(pool: NodePool) -> dict[str, int]:
+    """Extended resources one node of the pool advertises."""
+    return {name: count * pool.gpus for name, count in sorted(resources_per_gpu(pool).items())}
+
+
+def max_resources(pool: NodePool) -> dict[str, int]:
+    """What the pool advertises at maxNodes."""
+    return {name: count * pool.max_nodes for name, count in resources_per_node(pool).items()}
+
+
+def quota_resource(pool: NodePool, quota: Quota) -> str | None:
+    """The resource a quota entry limits: its explicit resource or the pool's only one."""
+    if quota.resource:
+        return quota.resource
+    names = sorted(resources_per_gpu(pool))
+    return names[0] if len(names) == 1 else None
+
+
+def node_labels(pool: NodePool) -> dict[str, str]:
+    """Labels every node of the pool carries: the pool's own plus gpuplane's schema."""
+    labels = dict(pool.labels)
+    labels[LABEL_POOL] = pool.name
+    if pool.accelerator:
+        labels[LABEL_ACCELERATOR] = pool.accelerator.lower()
+        labels[LABEL_SHARING] = pool.sharing.mode
+    labels[LABEL_CAPACITY] = "spot" if pool.spot.enabled else "on-demand"
+    return dict(sorted(labels.items()))
+
+
+def flavor_name(pool: NodePool) -> str:
+    """Kueue ResourceFlavor name of a pool (one flavor per pool)."""
+    return pool.name
+
+
+def cluster_queue_name(team: Team) -> str:
+    return team.name
+
+
+def local_queue_name(team: Team) -> str:
+    return team.name
+
+
+def cohort_of(spec: PlatformSpec, team: Team) -> str | None:
+    return team.cohort or spec.queueing.default_cohort
+
+
+@dataclass(frozen=True)
+class PoolPrice:
+    """Per node-hour prices of a pool and where they came from."""
+
+    on_demand_hourly: float | None
+    spot_hourly: float | None
+    source: str
+
+
+def pool_prices(spec: PlatformSpec, pool: NodePool) -> PoolPrice:
+    """Node-hour prices: the spec's override, else the catalog price for the cluster's region."""
+    override = spec.costs.pools.get(pool.name)
+    catalog_price = None
+    if pool.vm_size:
+        catalog_price = load_catalog().price(spec.cluster.provider, pool.vm_size, spec.cluster.region)
+    on_demand = override.on_demand_hourly if override and override.on_demand_hourly is not None else None
+    spot = override.spot_hourly if override and override.spot_hourly is not None else None
+    source = "spec costs.pools" if override else ""
+    if catalog_price is not None:
+        if on_demand is None:
+            on_demand = catalog_price.on_demand_hourly
+        if spot is None:
+            spot = catalog_price.spot_hourly
+        source = source or f"catalog: {catalog_price.source} ({catalog_price.date})"
+    return PoolPrice(on_demand, spot, source or "unknown")
+
+
+def node_hourly_price(spec: PlatformSpec, pool: NodePool) -> float:
+    """What one node of the pool costs per hour: spot price for spot pools, else on-demand.
+
+    Falls back to on-demand when a spot price is unknown, and to 0 when nothing is known.
+    """
+    prices = pool_prices(spec, pool)
+    if pool.spot.enabled and prices.spot_hourly is not None:
+        return prices.spot_hourly
+    return prices.on_demand_hourly or 0.0
+
+
+def cpu_memory_per_gpu(pool: NodePool) -> tuple[float, float]:
+    """vCPUs and GiB of memory per GPU of the pool (for CPU/memory quotas beside GPUs)."""
+    gpus = max(pool.gpus, 1)
+    return ((pool.cpu_per_node or 0.0) / gpus, (pool.memory_gib_per_node or 0.0) / gpus)

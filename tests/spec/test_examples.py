@@ -1,0 +1,81 @@
+"""The shipped examples load, resolve against the catalog and expose consistent derived facts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpuplane.spec import derived, load_spec_with_warnings, parse_spec
+
+EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_example_is_valid_without_warnings(path: Path) -> None:
+    spec, warnings = load_spec_with_warnings(path)
+    assert warnings == []
+    assert spec.node_pools and spec.teams
+
+
+def test_gpus_per_node_come_from_the_vm_catalog() -> None:
+    spec, _ = load_spec_with_warnings(Path(EXAMPLES[0]).parent / "gke-h100.yaml")
+    pool = spec.pool("h100-spot")
+    assert pool is not None
+    assert pool.gpus_per_node == 8  # a3-highgpu-8g carries 8 H100s
+
+
+def test_gpu_pool_gets_default_taint_and_label_schema() -> None:
+    spec, _ = load_spec_with_warnings(Path(EXAMPLES[0]).parent / "aks-platform.yaml")
+    pool = spec.pool("a100-spot")
+    assert pool is not None
+    assert [(t.key, t.value, t.effect) for t in pool.taints] == [("nvidia.com/gpu", "present", "NoSchedule")]
+    labels = derived.node_labels(pool)
+    assert labels[derived.LABEL_POOL] == "a100-spot"
+    assert labels[derived.LABEL_CAPACITY] == "spot"
+    assert labels[derived.LABEL_ACCELERATOR] == "a100-80gb"
+
+
+def test_mixed_mig_pool_offers_one_resource_per_profile() -> None:
+    spec, _ = load_spec_with_warnings(Path(EXAMPLES[0]).parent / "aks-platform.yaml")
+    pool = spec.pool("a100-mig")
+    assert pool is not None
+    assert derived.resources_per_node(pool) == {
+        "nvidia.com/mig-1g.10gb": 2, "nvidia.com/mig-2g.20gb": 1, "nvidia.com/mig-3g.40gb": 1,
+    }
+
+
+def test_time_slicing_multiplies_advertised_gpus() -> None:
+    spec, _ = load_spec_with_warnings(Path(EXAMPLES[0]).parent / "eks-mixed.yaml")
+    pool = spec.pool("l4-shared")
+    assert pool is not None
+    assert pool.gpus_per_node == 4
+    assert derived.resources_per_node(pool) == {"nvidia.com/gpu": 16}
+
+
+def test_quota_above_pool_capacity_is_a_warning_not_an_error() -> None:
+    text = """\
+cluster: {name: c, provider: aks, region: eastus}
+nodePools:
+  - {name: t4, accelerator: T4, vmSize: Standard_NC4as_T4_v3, maxNodes: 2}
+teams:
+  - name: a
+    namespaces: [a]
+    quotas: [{pool: t4, nominal: 5}]
+"""
+    spec, warnings = parse_spec(text, "w.yaml")
+    assert spec.team("a") is not None
+    assert len(warnings) == 1
+    assert warnings[0].path == "teams[0].quotas[0].nominal" and warnings[0].line == 7
+    assert "can hold at maxNodes (2)" in warnings[0].message
+
+
+def test_spot_price_is_used_for_spot_pools() -> None:
+    spec, _ = load_spec_with_warnings(Path(EXAMPLES[0]).parent / "aks-platform.yaml")
+    spot, on_demand = spec.pool("a100-spot"), spec.pool("a100-mig")
+    assert spot is not None and on_demand is not None
+    prices = derived.pool_prices(spec, spot)
+    assert prices.spot_hourly is not None and prices.on_demand_hourly is not None
+    assert derived.node_hourly_price(spec, spot) == prices.spot_hourly
+    assert derived.node_hourly_price(spec, on_demand) == derived.pool_prices(spec, on_demand).on_demand_hourly
+    assert prices.spot_hourly < prices.on_demand_hourly
