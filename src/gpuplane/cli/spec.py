@@ -1,9 +1,49 @@
-"""`gpuplane spec` commands (not written yet)."""
+"""`gpuplane spec schema` and `gpuplane spec validate FILE`."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import typer
+from rich.console import Console
+
+from gpuplane.spec import PlatformSpec, load_spec_with_warnings
+
+spec_app = typer.Typer(help="The platform spec: JSON Schema and validation.", no_args_is_help=True)
+
+
+@spec_app.command("schema")
+def schema() -> None:
+    """Print the platform spec's JSON Schema (for editors and CI)."""
+    document = PlatformSpec.model_json_schema(by_alias=True)
+    document["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    document["$id"] = "https://gpuplane.io/schemas/platform-v1alpha1.json"
+    typer.echo(json.dumps(document, indent=2, sort_keys=True))
+
+
+@spec_app.command("validate")
+def validate(
+    file: Path = typer.Argument(..., help="Platform spec YAML file.", show_default=False),
+    strict: bool = typer.Option(False, "--strict", help="Treat warnings as errors (exit 2)."),
+) -> None:
+    """Check a platform spec: types, catalog facts (MIG layouts, VM sizes) and cross references.
+
+    Exit 0 when valid (warnings are printed), 2 with file:line:column and field for each error.
+    """
+    spec, warnings = load_spec_with_warnings(file)
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    for warning in warnings:
+        err.print(str(warning), markup=False)
+    if strict and warnings:
+        raise typer.Exit(2)
+    gpus = sum(p.gpus * p.max_nodes for p in spec.node_pools)
+    typer.echo(
+        f"{file}: valid: {len(spec.node_pools)} pools (up to {gpus} GPUs), {len(spec.teams)} teams"
+        + (f", {len(warnings)} warnings" if warnings else "")
+    )
 
 
 def register(app: typer.Typer) -> None:
-    """Add this family's commands to the app."""
+    """Add `gpuplane spec ...`."""
+    app.add_typer(spec_app, name="spec")
