@@ -48,24 +48,14 @@ _register_all()
 
 
 def main() -> None:
-    """Console-script entry point: bad input becomes located messages and exit code 2."""
+    """Console-script entry point: bad input becomes located messages and exit code 2.
+
+    Click's standalone mode handles usage errors (exit 2) and `typer.Exit` codes itself;
+    `InputError` passes through it and is printed here.
+    """
     try:
-        app(standalone_mode=False)
+        app()
     except InputError as exc:
         for problem in exc.problems:
             err_console.print(str(problem), markup=False)
         sys.exit(2)
-    except typer.Exit as exc:
-        sys.exit(exc.exit_code)
-    except typer.Abort:
-        err_console.print("aborted")
-        sys.exit(130)
-    except SystemExit:
-        raise
-    except Exception as exc:  # click usage errors arrive here in non-standalone mode
-        import click
-
-        if isinstance(exc, click.exceptions.ClickException):
-            exc.show()
-            sys.exit(2)
-        raise

@@ -53,12 +53,12 @@ def _mig_problems(index: int, pool: NodePool, at: Report) -> Iterator[Problem]:
             yield at((*base, "config"), f"MIG config {sharing.config!r} gives {acc.name} no MIG devices", "error")
             return
     else:
-        layout = list(sharing.layout or [])
-        unknown = [p for p in layout if p not in acc.mig_profiles]
+        unknown = [p for p in sharing.layout or [] if acc.mig_profile(p) is None]
         if unknown:
             yield at((*base, "layout"), f"{acc.name} has no MIG profile {unknown[0]!r} "
                      f"(profiles: {', '.join(acc.mig_profiles)})", "error")
             return
+        layout = list(sharing.layout or [])
         fit = mig.check_layout(acc, layout)
         if not fit.fits:
             yield at((*base, "layout"), f"layout does not fit one {acc.name}: {fit.reason}", "error")

@@ -23,6 +23,11 @@ def _resolve_pool(spec: PlatformSpec, index: int, pool: NodePool, at: Locate) ->
             problems.append(at((*base, "accelerator"), f"unknown accelerator {pool.accelerator!r} (known: {known})"))
             return problems
         pool.accelerator = acc.name
+        if pool.sharing.layout:
+            # Canonical profile names (1g.10gb.me -> 1g.10gb+me); unknown ones are left for the checks.
+            pool.sharing.layout = [
+                profile.name if (profile := acc.mig_profile(p)) else p for p in pool.sharing.layout
+            ]
     sku = catalog.vm_sku(spec.cluster.provider, pool.vm_size) if pool.vm_size else None
     if sku is not None:
         if pool.accelerator and sku.accelerator and sku.accelerator != pool.accelerator:
