@@ -1,0 +1,149 @@
+"""One entry point for every workload file: detect the format from the header, stream the
+records, collect the warnings, and optionally map trace queues to the spec's teams."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import islice
+from pathlib import Path
+from typing import overload
+
+from gpuplane.errors import InputError, Problem
+from gpuplane.traces.csvformat import is_gpuplane_header, read_gpuplane_rows
+from gpuplane.traces.model import Workload
+from gpuplane.traces.openb import is_openb_header, read_openb
+from gpuplane.traces.philly import DIRLAB_COLUMNS, POLLUX_COLUMNS, philly_origin, read_dirlab, read_pollux
+from gpuplane.traces.rows import Issues, numbered_rows, open_csv
+from gpuplane.traces.teams import TeamMap, iter_map_teams, load_team_map
+
+FORMATS: tuple[str, ...] = ("auto", "gpuplane", "philly-pollux", "dirlab", "openb")
+_ALIASES = {"philly": "philly-pollux", "pollux": "philly-pollux", "helios": "dirlab", "csv": "gpuplane"}
+
+
+def detect_format(header: list[str], file: str) -> str:
+    """The format a header belongs to, or InputError listing what was expected."""
+    if is_gpuplane_header(header):
+        return "gpuplane"
+    if tuple(header) == POLLUX_COLUMNS:
+        return "philly-pollux"
+    if all(c in header for c in DIRLAB_COLUMNS):
+        return "dirlab"
+    if is_openb_header(header):
+        return "openb"
+    raise InputError.single(
+        file, "unknown workload format: the header matches none of gpuplane CSV (id, class, submit_s, "
+        "pod_sets, ...), Philly/Pollux (timestamp,duration,num_gpus,gpu_time,cluster), DIR-LAB "
+        "(u_id,user,gpu_num,...) or Alibaba openb (name,cpu_milli,memory_mib,num_gpu,gpu_milli,...)",
+        line=1,
+    )
+
+
+class WorkloadStream:
+    """Workloads of one file, read lazily row by row. `warnings` fills while iterating.
+
+    The header is read (and the format detected) when the stream is made, so a wrong file fails
+    at once. Each iteration reads the file again from the start.
+    """
+
+    def __init__(self, path: Path | str, fmt: str = "auto", *, strict: bool = False, limit: int | None = None):
+        self.path = Path(path)
+        self.file = str(path)
+        self.strict = strict
+        self.limit = limit
+        self.issues = Issues(self.file, strict)
+        wanted = _ALIASES.get(fmt, fmt)
+        if wanted not in FORMATS:
+            raise InputError.single(self.file, f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
+        with open_csv(self.path) as stream:
+            header, _ = numbered_rows(stream, self.file)
+        detected = detect_format(header, self.file)
+        if wanted not in ("auto", detected):
+            raise InputError.single(self.file, f"asked for format {wanted!r} but the header is {detected!r}",
+                                    line=1)
+        self.format = detected
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return self.issues.warnings
+
+    def __iter__(self) -> Iterator[Workload]:
+        self.issues.reset()
+        origin = philly_origin(self.path) if self.format == "philly-pollux" else None
+        with open_csv(self.path) as stream:
+            header, rows = numbered_rows(stream, self.file, self.issues)
+            if self.format == "gpuplane":
+                records = read_gpuplane_rows(header, rows, self.issues)
+            elif self.format == "philly-pollux":
+                records = read_pollux(header, rows, self.issues, origin)
+            elif self.format == "dirlab":
+                records = read_dirlab(header, rows, self.issues)
+            else:
+                records = read_openb(header, rows, self.issues)
+            yield from (records if self.limit is None else islice(records, self.limit))
+
+
+def read_workloads(
+    path: Path | str, fmt: str = "auto", *, strict: bool = False, limit: int | None = None
+) -> WorkloadStream:
+    """A streaming reader for any supported file (see `WorkloadStream`)."""
+    return WorkloadStream(path, fmt, strict=strict, limit=limit)
+
+
+@dataclass
+class WorkloadSet(Sequence[Workload]):
+    """Workloads read from one file, sorted by submit time (ties keep file order), and the
+    warnings about rows that were skipped."""
+
+    workloads: list[Workload]
+    warnings: list[Problem] = field(default_factory=list)
+    format: str = "gpuplane"
+    source: str = ""
+
+    def __len__(self) -> int:
+        return len(self.workloads)
+
+    @overload
+    def __getitem__(self, i: int) -> Workload: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Workload]: ...
+    def __getitem__(self, i: int | slice) -> Workload | list[Workload]:
+        return self.workloads[i]
+
+    def __iter__(self) -> Iterator[Workload]:
+        return iter(self.workloads)
+
+    @property
+    def queues(self) -> list[str]:
+        """The distinct trace queues, sorted."""
+        return sorted({w.queue for w in self.workloads})
+
+
+def load_workload(
+    path: Path | str,
+    fmt: str = "auto",
+    team_map: TeamMap | Mapping[str, str] | Path | str | None = None,
+    strict: bool = False,
+    limit: int | None = None,
+    teams: Sequence[str] | None = None,
+) -> WorkloadSet:
+    """Read a workload file whole: format from the header (or `fmt`), bad rows skipped with
+    warnings (or the first one raises InputError when `strict`), at most `limit` rows.
+
+    With `teams` (the platform spec's team names), every workload's team becomes one of them via
+    `team_map` (a TeamMap, a dict, or the path of a team-map YAML file) or the deterministic
+    default; without `teams`, a `team_map` is an error and teams stay the trace's queues.
+    """
+    stream = read_workloads(path, fmt, strict=strict, limit=limit)
+    records: Iterator[Workload] = iter(stream)
+    if teams is not None:
+        tmap = load_team_map(team_map) if isinstance(team_map, (str, Path)) else team_map
+        records = iter_map_teams(records, teams, tmap)
+    elif team_map is not None:
+        raise ValueError("a team map needs the spec's teams (teams=...)")
+    workloads = sorted(records, key=_submit)
+    return WorkloadSet(workloads, list(stream.warnings), stream.format, str(path))
+
+
+def _submit(w: Workload) -> float:
+    return w.submit
