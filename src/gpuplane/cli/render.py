@@ -1,9 +1,90 @@
-"""`gpuplane render` commands (not written yet)."""
+"""`gpuplane render`: write every manifest of the platform, stream them, or check a directory."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+from typing import Annotated
+
 import typer
+from rich.console import Console
+
+from gpuplane.outputs import write_tree_atomic
+from gpuplane.render import RenderResult, render_all, stream_yaml
+from gpuplane.render.kueue import KUEUE_APIS
+from gpuplane.spec import load_spec_with_warnings
+
+
+def diff_tree(expected: dict[str, str], directory: Path) -> list[str]:
+    """Lines `changed|missing|extra: path` where `directory` differs from the rendered files."""
+    actual: dict[str, Path] = {}
+    if directory.is_dir():
+        for path in sorted(directory.rglob("*")):
+            if path.is_file():
+                actual[path.relative_to(directory).as_posix()] = path
+    lines = []
+    for rel in sorted(set(expected) | set(actual)):
+        if rel not in actual:
+            lines.append(f"missing: {rel}")
+        elif rel not in expected:
+            lines.append(f"extra: {rel}")
+        elif actual[rel].read_text(encoding="utf-8") != expected[rel]:
+            lines.append(f"changed: {rel}")
+    return lines
+
+
+def _summary(result: RenderResult, out: Path, console: Console) -> None:
+    families: dict[str, int] = {}
+    for entry in result.index:
+        families[entry.family] = families.get(entry.family, 0) + max(len(entry.objects), 1)
+    parts = ", ".join(f"{family} {count}" for family, count in sorted(families.items()))
+    console.print(f"wrote {len(result.files)} files to {out} ({parts}); see {out / 'README.md'}")
+    for note in result.notes:
+        console.print(f"note: {note}")
+
+
+def _usage_error(err: Console, message: str) -> None:
+    """Usage errors exit 2, like click's own usage errors and bad input."""
+    err.print(f"gpuplane render: error: {message}", markup=False)
+    raise SystemExit(2)
+
+
+def render_command(
+    spec_file: Annotated[Path, typer.Argument(metavar="SPEC", help="The platform spec (YAML).")],
+    output: Annotated[str | None, typer.Option(
+        "-o", "--output", metavar="DIR|-", help="Directory to write (replaced atomically), or - for a YAML stream on stdout.")] = None,
+    check: Annotated[Path | None, typer.Option(
+        "--check", metavar="DIR", help="Exit 1 if DIR differs from what the spec renders (GitOps drift), 0 if the same.")] = None,
+    kueue_api: Annotated[str, typer.Option(
+        "--kueue-api", metavar="VERSION", help="Kueue API version: v1beta2 (default) or v1beta1 for older installs.")] = "v1beta2",
+) -> None:
+    """Render the platform spec: Kueue queues, tenancy, GPU Operator values, node pools, alerts, dashboard."""
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    if kueue_api not in KUEUE_APIS:
+        _usage_error(err, f"--kueue-api: expected one of {', '.join(KUEUE_APIS)}, got {kueue_api!r}")
+    if (output is None) == (check is None):
+        _usage_error(err, "give exactly one of -o/--output DIR|- or --check DIR")
+    spec, warnings = load_spec_with_warnings(spec_file)
+    for warning in warnings:
+        err.print(str(warning), markup=False)
+    result = render_all(spec, kueue_api=kueue_api)
+    if check is not None:
+        lines = diff_tree(result.files, check)
+        for line in lines:
+            typer.echo(line)
+        if lines:
+            err.print(f"{check} differs from what {spec_file} renders ({len(lines)} files)")
+            raise typer.Exit(1)
+        err.print(f"{check} is up to date with {spec_file}")
+        return
+    if output == "-":
+        sys.stdout.write(stream_yaml(result))
+        return
+    out = Path(str(output))
+    write_tree_atomic(out, result.files)
+    _summary(result, out, Console(highlight=False, soft_wrap=True))
 
 
 def register(app: typer.Typer) -> None:
-    """Add this family's commands to the app."""
+    """Add `gpuplane render` to the app."""
+    app.command("render", no_args_is_help=True)(render_command)

@@ -1,0 +1,119 @@
+"""Lay every family's objects out in files, with an index (index.yaml, README.md) saying why."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+from gpuplane.render import dashboard, kueue, monitoring, operator, tenancy
+from gpuplane.render.nodepools import gke, nodepool_file
+from gpuplane.render.writer import IndexEntry, RenderResult, index_markdown, index_yaml
+from gpuplane.spec.models import PlatformSpec
+
+ExporterManifests = Callable[[PlatformSpec], list[dict[str, Any]]]
+
+
+def _kueue_files(spec: PlatformSpec, api: str, result: RenderResult) -> None:
+    objects = kueue.kueue_objects(spec, api)
+
+    def of(kind: str) -> list[dict[str, Any]]:
+        return [o for o in objects if o["kind"] == kind]
+
+    result.add_objects("kueue/resource-flavors.yaml", "kueue", "one ResourceFlavor per GPU pool: its node labels "
+                       "and taints, so admitted pods land on that pool", of("ResourceFlavor"))
+    result.add_objects("kueue/cohorts.yaml", "kueue", "cohorts the teams' ClusterQueues borrow and lend in "
+                       "(parents form the hierarchy)", of("Cohort"))
+    result.add_objects("kueue/cluster-queues.yaml", "kueue", "one ClusterQueue per team: GPU quota per pool "
+                       "(nominal/borrowing/lending) with cpu and memory in proportion, preemption, fair sharing",
+                       of("ClusterQueue"))
+    result.add_objects("kueue/local-queues.yaml", "kueue", "one LocalQueue per team namespace: where the team "
+                       "submits workloads (kueue.x-k8s.io/queue-name)", of("LocalQueue"))
+    result.add_objects("kueue/workload-priority-classes.yaml", "kueue", "Kueue priorities with the spec's "
+                       "priority class names and values", of("WorkloadPriorityClass"))
+
+
+def _tenancy_files(spec: PlatformSpec, result: RenderResult) -> None:
+    objs = tenancy.tenancy_objects(spec)
+    result.add_objects("tenancy/namespaces.yaml", "tenancy", "team namespaces with team, Pod Security "
+                       "(enforce baseline, warn restricted) and Kueue labels; the monitoring namespace",
+                       objs["namespaces"])
+    result.add_objects("tenancy/resource-quotas.yaml", "tenancy", "requests.<gpu resource> capped at what the "
+                       "team can hold through Kueue, so pods that bypass Kueue cannot take more", objs["quotas"])
+    result.add_objects("tenancy/limit-ranges.yaml", "tenancy", "default cpu/memory requests for containers "
+                       "that set none (no GPU max: it would reject every non-GPU container)", objs["limits"])
+    result.add_objects("tenancy/role-bindings.yaml", "tenancy", "the teams' identity groups get `edit` and "
+                       "Kueue's batch-user role in their namespaces", objs["rbac"])
+    result.add_objects("tenancy/network-policies.yaml", "tenancy", "default deny, with DNS and same-namespace "
+                       "traffic allowed", objs["network"])
+    result.add_objects("tenancy/priority-classes.yaml", "tenancy", "pod PriorityClasses matching the Kueue "
+                       "WorkloadPriorityClasses", objs["priority"])
+
+
+def _device_files(spec: PlatformSpec, result: RenderResult) -> None:
+    result.add_text("devices/gpu-operator-values.yaml", "devices", "GPU Operator Helm values: driver, toolkit, "
+                    "device plugin and its config, DCGM exporter with ServiceMonitor, MIG manager, MIG strategy",
+                    operator.operator_values_text(spec))
+    mig = operator.mig_parted_configmap(spec)
+    if mig:
+        result.add_objects("devices/mig-parted-config.yaml", "devices", "MIG layouts per pool; nodes select "
+                           "one with the nvidia.com/mig.config label", [mig])
+    plugin = operator.device_plugin_configmap(spec)
+    if plugin:
+        result.add_objects("devices/device-plugin-config.yaml", "devices", "time-slicing / MPS configs per pool; "
+                           "nodes select one with the nvidia.com/device-plugin.config label", [plugin])
+    result.notes.extend(operator.operator_notes(spec))
+
+
+def _exporter_manifests() -> ExporterManifests | None:
+    """The account engineer's `exporter_manifests(spec)`, when that module exists."""
+    try:
+        module = importlib.import_module("gpuplane.account.manifests")
+    except ImportError:
+        return None
+    func = getattr(module, "exporter_manifests", None)
+    return func if callable(func) else None
+
+
+def _monitoring_files(spec: PlatformSpec, result: RenderResult) -> None:
+    result.add_objects("monitoring/prometheus-rules.yaml", "monitoring", "alerts: GPU allocated but idle, XID "
+                       "errors, GPU work pending too long, pool at maxNodes", [monitoring.prometheus_rule(spec)])
+    result.add_text("monitoring/grafana-dashboard.json", "monitoring", "Grafana dashboard: platform, workload "
+                    "and financial views (import it, or use the ConfigMap)", dashboard.dashboard_json(spec))
+    result.add_objects("monitoring/grafana-dashboard-configmap.yaml", "monitoring", "the dashboard for Grafana's "
+                       "sidecar (label grafana_dashboard=1)", [dashboard.dashboard_configmap(spec)])
+    exporter = _exporter_manifests()
+    if exporter is not None:
+        result.add_objects("monitoring/gpuplane-exporter.yaml", "monitoring", "the gpuplane exporter that serves "
+                           "the gpuplane_* metrics the dashboard and alerts read", exporter(spec))
+    else:
+        result.notes.append("gpuplane exporter manifests not rendered (gpuplane.account.manifests not available)")
+
+
+def _quota_notes(spec: PlatformSpec) -> list[str]:
+    """Pools whose cpu or memory per node is unknown: their cpu/memory quota is 0."""
+    return [
+        f"pool {pool.name}: vCPUs or memory per node unknown (set cpuPerNode and memoryGiBPerNode); "
+        "its cpu/memory quota in the ClusterQueues is 0"
+        for pool in spec.node_pools
+        if pool.is_gpu and not (pool.cpu_per_node and pool.memory_gib_per_node)
+    ]
+
+
+def render_all(spec: PlatformSpec, kueue_api: str = "v1beta2") -> RenderResult:
+    """Every file `gpuplane render` writes for the spec, with `index.yaml` and `README.md`."""
+    result = RenderResult()
+    _kueue_files(spec, kueue_api, result)
+    result.notes.extend(_quota_notes(spec))
+    _tenancy_files(spec, result)
+    _device_files(spec, result)
+    path, text, why = nodepool_file(spec)
+    result.add_text(path, "nodepools", why, text)
+    if spec.cluster.provider == "gke":
+        result.notes.extend(gke.notes(spec))
+    _monitoring_files(spec, result)
+    result.index.append(IndexEntry("index.yaml", "index", "this index, machine-readable: every file, its objects and why"))
+    result.index.append(IndexEntry("README.md", "index", "this index for people"))
+    result.files["index.yaml"] = index_yaml(result, spec.cluster.name)
+    result.files["README.md"] = index_markdown(result, spec.cluster.name)
+    return result

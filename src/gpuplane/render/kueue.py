@@ -1,0 +1,187 @@
+"""Kueue objects from the spec: ResourceFlavors, Cohorts, ClusterQueues, LocalQueues and
+WorkloadPriorityClasses, for `kueue.x-k8s.io/v1beta2` (default) or `v1beta1`.
+
+One flavor per pool (its node labels and taints); one ClusterQueue per team with one resource
+group covering cpu, memory and every GPU resource its pools offer, so the flavor Kueue picks for a
+pod set is the pool all of the pod's resources come from (kueue.md section 1).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from gpuplane.render.common import effective_taints, k8s_object, metadata, taint_dict, toleration_for
+from gpuplane.render.quotas import FlavorQuota, team_flavor_quotas
+from gpuplane.spec import derived
+from gpuplane.spec.models import NodePool, PlatformSpec, Team
+
+KueueApi = Literal["v1beta1", "v1beta2"]
+KUEUE_GROUP = "kueue.x-k8s.io"
+KUEUE_APIS: tuple[str, ...] = ("v1beta1", "v1beta2")
+# ResourceFlavor limits from the Kueue CRDs (nodeLabels maxProperties 8, nodeTaints maxItems 8).
+MAX_FLAVOR_LABELS = 8
+MAX_FLAVOR_TAINTS = 8
+# Flavor fungibility names accepted by both API versions (kueue.md section 1).
+FUNGIBILITY = {"Borrow": "MayStopSearch", "Preempt": "TryNextFlavor"}
+
+
+def _api_version(api: str) -> str:
+    if api not in KUEUE_APIS:
+        raise ValueError(f"unknown Kueue API version {api!r}; expected one of {', '.join(KUEUE_APIS)}")
+    return f"{KUEUE_GROUP}/{api}"
+
+
+def flavor_node_labels(pool: NodePool) -> dict[str, str]:
+    """The pool's node labels as flavor nodeLabels: gpuplane's schema first, at most 8."""
+    labels = derived.node_labels(pool)
+    ours = {k: v for k, v in labels.items() if k.startswith("gpuplane.io/")}
+    theirs = {k: v for k, v in labels.items() if k not in ours}
+    chosen = dict(ours)
+    for key, value in theirs.items():
+        if len(chosen) >= MAX_FLAVOR_LABELS:
+            break
+        chosen[key] = value
+    return dict(sorted(chosen.items()))
+
+
+def resource_flavor(spec: PlatformSpec, pool: NodePool, api: str = "v1beta2") -> dict[str, Any]:
+    """The pool's ResourceFlavor: its node labels, its taints, and tolerations for them.
+
+    The flavor tolerates its own taints, so every workload Kueue admits to the flavor can land on
+    the pool's nodes; which teams may use a pool is decided by the ClusterQueues that list it.
+    """
+    taints = effective_taints(spec, pool)[:MAX_FLAVOR_TAINTS]
+    body: dict[str, Any] = {"nodeLabels": flavor_node_labels(pool)}
+    if taints:
+        body["nodeTaints"] = [taint_dict(t) for t in taints]
+        body["tolerations"] = [toleration_for(t) for t in taints]
+    meta = metadata(derived.flavor_name(pool), labels={derived.LABEL_POOL: pool.name})
+    return k8s_object(_api_version(api), "ResourceFlavor", meta, spec=body)
+
+
+def _cohort_names(spec: PlatformSpec) -> dict[str, str | None]:
+    """Every cohort the spec declares or a team joins, with its parent (declared order first)."""
+    cohorts: dict[str, str | None] = {c.name: c.parent for c in spec.queueing.cohorts}
+    referenced = [derived.cohort_of(spec, t) for t in spec.teams] + [c.parent for c in spec.queueing.cohorts]
+    for name in referenced:
+        if name and name not in cohorts:
+            cohorts[name] = None
+    return cohorts
+
+
+def cohort_objects(spec: PlatformSpec, api: str = "v1beta2") -> list[dict[str, Any]]:
+    """Cohort objects (parents make a hierarchy); a Cohort holds no quota of its own here."""
+    out = []
+    for name, parent in _cohort_names(spec).items():
+        body: dict[str, Any] = {}
+        if parent:
+            body["parentName"] = parent
+        out.append(k8s_object(_api_version(api), "Cohort", metadata(name), spec=body))
+    return out
+
+
+def _resource_entry(name: str, nominal: int | str, borrowing: int | str | None,
+                    lending: int | str | None) -> dict[str, Any]:
+    entry: dict[str, Any] = {"name": name, "nominalQuota": nominal}
+    if borrowing is not None:
+        entry["borrowingLimit"] = borrowing
+    if lending is not None:
+        entry["lendingLimit"] = lending
+    return entry
+
+
+def _resource_group(flavors: list[FlavorQuota], in_cohort: bool) -> dict[str, Any]:
+    """One group: every resource of every flavor; a flavor lists each (0 where it has none)."""
+    covered = sorted({name for fq in flavors for name in fq.resources})
+    group_flavors = []
+    for fq in flavors:
+        resources = []
+        for name in covered:
+            quota = fq.resources.get(name)
+            if quota is None:
+                resources.append(_resource_entry(name, 0, None, None))
+            else:
+                resources.append(_resource_entry(
+                    name, quota.nominal,
+                    quota.borrowing if in_cohort else None,
+                    quota.lending if in_cohort else None,
+                ))
+        group_flavors.append({"name": fq.flavor, "resources": resources})
+    return {"coveredResources": covered, "flavors": group_flavors}
+
+
+def _preemption(spec: PlatformSpec) -> dict[str, Any]:
+    pre = spec.queueing.preemption
+    out: dict[str, Any] = {
+        "withinClusterQueue": pre.within_cluster_queue,
+        "reclaimWithinCohort": pre.reclaim_within_cohort,
+    }
+    # borrowWithinCohort is classical preemption only, and must be Never when reclaim is Never.
+    if not spec.queueing.fair_sharing.enabled and pre.reclaim_within_cohort != "Never":
+        borrow: dict[str, Any] = {"policy": pre.borrow_within_cohort.policy}
+        if pre.borrow_within_cohort.policy != "Never" and pre.borrow_within_cohort.max_priority_threshold is not None:
+            borrow["maxPriorityThreshold"] = pre.borrow_within_cohort.max_priority_threshold
+        out["borrowWithinCohort"] = borrow
+    return out
+
+
+def cluster_queue(spec: PlatformSpec, team: Team, api: str = "v1beta2") -> dict[str, Any]:
+    """The team's ClusterQueue: cohort, namespace selector, resource group, preemption, fairness."""
+    cohort = derived.cohort_of(spec, team)
+    body: dict[str, Any] = {}
+    if cohort:
+        body["cohortName" if api == "v1beta2" else "cohort"] = cohort
+    body["namespaceSelector"] = {"matchLabels": {derived.LABEL_TEAM: team.name}}
+    body["queueingStrategy"] = spec.queueing.queueing_strategy
+    flavors = team_flavor_quotas(spec, team)
+    if flavors:
+        body["resourceGroups"] = [_resource_group(flavors, in_cohort=bool(cohort))]
+    body["preemption"] = _preemption(spec)
+    body["flavorFungibility"] = {"whenCanBorrow": FUNGIBILITY[spec.queueing.flavor_fungibility]}
+    if spec.queueing.fair_sharing.enabled:
+        weight = team.fair_sharing_weight
+        body["fairSharing"] = {"weight": int(weight) if weight.is_integer() else f"{weight:g}"}
+    meta = metadata(derived.cluster_queue_name(team), labels={derived.LABEL_TEAM: team.name})
+    return k8s_object(_api_version(api), "ClusterQueue", meta, spec=body)
+
+
+# Kueue has no per-queue default priority; the team's default is recorded for people and tools
+# (jobs pick a class with the `kueue.x-k8s.io/priority-class` label).
+ANNOTATION_DEFAULT_PRIORITY = "gpuplane.io/default-priority-class"
+
+
+def local_queues(team: Team, api: str = "v1beta2") -> list[dict[str, Any]]:
+    """One LocalQueue per team namespace, pointing at the team's ClusterQueue."""
+    annotations = {ANNOTATION_DEFAULT_PRIORITY: team.priority_class} if team.priority_class else None
+    return [
+        k8s_object(
+            _api_version(api), "LocalQueue",
+            metadata(derived.local_queue_name(team), namespace=ns, labels={derived.LABEL_TEAM: team.name},
+                     annotations=annotations),
+            spec={"clusterQueue": derived.cluster_queue_name(team)},
+        )
+        for ns in team.namespaces
+    ]
+
+
+def workload_priority_classes(spec: PlatformSpec, api: str = "v1beta2") -> list[dict[str, Any]]:
+    """Kueue WorkloadPriorityClasses mirroring the spec's priority classes (same names/values)."""
+    out = []
+    for pc in spec.queueing.priority_classes:
+        obj = k8s_object(_api_version(api), "WorkloadPriorityClass", metadata(pc.name), value=pc.value)
+        if pc.description:
+            obj["description"] = pc.description
+        out.append(obj)
+    return out
+
+
+def kueue_objects(spec: PlatformSpec, api: str = "v1beta2") -> list[dict[str, Any]]:
+    """Every Kueue object of the platform, in apply order (flavors and cohorts before queues)."""
+    _api_version(api)
+    objects = [resource_flavor(spec, p, api) for p in spec.node_pools if p.is_gpu]
+    objects += cohort_objects(spec, api)
+    objects += [cluster_queue(spec, t, api) for t in spec.teams]
+    for team in spec.teams:
+        objects += local_queues(team, api)
+    objects += workload_priority_classes(spec, api)
+    return objects

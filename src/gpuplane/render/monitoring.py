@@ -1,0 +1,107 @@
+"""PrometheusRules for the platform: GPUs allocated but idle, XID errors, GPU workloads pending too
+long, pools at their maximum size. Thresholds come from the spec's `monitoring.alerts`; metric
+names from DCGM exporter, kube-state-metrics and the gpuplane exporter (`data/metrics.yaml`).
+"""
+
+from __future__ import annotations
+
+import functools
+from importlib import resources
+from typing import Any
+
+import yaml
+
+from gpuplane.render.common import gpu_pools, k8s_object, metadata
+from gpuplane.spec.models import PlatformSpec
+
+PROMETHEUS_RULE_API = "monitoring.coreos.com/v1"
+RULES_NAME = "gpuplane-gpu-alerts"
+# kube-prometheus-stack's default ruleSelector matches its Helm release label; most installs use
+# `release: kube-prometheus-stack` or select all rules. Say so in the docs instead of guessing here.
+
+
+@functools.cache
+def known_metrics() -> dict[str, list[str]]:
+    """Exporter -> metric names the rendered queries may use (packaged `data/metrics.yaml`)."""
+    text = resources.files("gpuplane.render").joinpath("data/metrics.yaml").read_text(encoding="utf-8")
+    data: dict[str, Any] = yaml.safe_load(text)
+    return {name: list(entry["metrics"]) for name, entry in data.items()}
+
+
+def _rule(alert: str, expr: str, for_: str, severity: str, summary: str, description: str) -> dict[str, Any]:
+    return {
+        "alert": alert,
+        "expr": expr,
+        "for": for_,
+        "labels": {"severity": severity},
+        "annotations": {"summary": summary, "description": description},
+    }
+
+
+def gpu_rules(spec: PlatformSpec) -> list[dict[str, Any]]:
+    """Alerts about GPUs and the workloads on them."""
+    alerts = spec.monitoring.alerts
+    idle = _rule(
+        "GPUAllocatedButIdle",
+        f'avg by (namespace, pod, Hostname, gpu) (avg_over_time(DCGM_FI_DEV_GPU_UTIL{{pod!=""}}[5m])) '
+        f"< {alerts.idle_util_percent:g}",
+        f"{alerts.idle_minutes}m", "warning",
+        "GPU allocated to {{ $labels.namespace }}/{{ $labels.pod }} is idle",
+        f"GPU {{{{ $labels.gpu }}}} on {{{{ $labels.Hostname }}}} has been below {alerts.idle_util_percent:g}% "
+        f"utilisation for {alerts.idle_minutes} minutes while allocated: it costs money and does no work.",
+    )
+    xid = _rule(
+        "GPUXidError",
+        "max by (Hostname, gpu, modelName) (max_over_time(DCGM_FI_DEV_XID_ERRORS[5m])) > 0",
+        "0m", "critical",
+        "GPU reported an XID error on {{ $labels.Hostname }}",
+        "GPU {{ $labels.gpu }} ({{ $labels.modelName }}) reported XID {{ $value }}; check the driver "
+        "log and consider draining the node.",
+    )
+    pending_pods = _rule(
+        "GPUPodsPendingTooLong",
+        '(sum by (namespace, pod) (kube_pod_container_resource_requests{resource=~"nvidia_com_.*"}) > 0) '
+        'and on (namespace, pod) (kube_pod_status_phase{phase="Pending"} == 1)',
+        f"{alerts.pending_minutes}m", "warning",
+        "GPU pod {{ $labels.namespace }}/{{ $labels.pod }} pending too long",
+        f"A pod requesting GPUs has been Pending for more than {alerts.pending_minutes} minutes.",
+    )
+    pending_workloads = _rule(
+        "GPUWorkloadsPendingTooLong",
+        "sum by (team) (gpuplane_pending_workloads) > 0",
+        f"{alerts.pending_minutes}m", "warning",
+        "Team {{ $labels.team }} has Kueue workloads pending",
+        f"Team {{{{ $labels.team }}}} has had workloads waiting in Kueue for more than "
+        f"{alerts.pending_minutes} minutes: its quota or the cohort is full.",
+    )
+    return [idle, xid, pending_pods, pending_workloads]
+
+
+def pool_rules(spec: PlatformSpec) -> list[dict[str, Any]]:
+    """One alert per autoscaled GPU pool: the pool has been at maxNodes for a while."""
+    minutes = spec.monitoring.alerts.pool_at_max_minutes
+    rules = []
+    for pool in gpu_pools(spec):
+        if pool.max_nodes <= 0:
+            continue
+        rules.append(_rule(
+            "GPUPoolAtMaxNodes",
+            f'max(gpuplane_nodes{{pool="{pool.name}"}}) >= {pool.max_nodes}',
+            f"{minutes}m", "warning",
+            f"GPU pool {pool.name} is at its maximum of {pool.max_nodes} nodes",
+            f"Pool {pool.name} has run at maxNodes ({pool.max_nodes}) for {minutes} minutes; new work "
+            "waits. Raise maxNodes or the provider quota, or move work to another pool.",
+        ))
+    return rules
+
+
+def prometheus_rule(spec: PlatformSpec) -> dict[str, Any]:
+    """The PrometheusRule object (Prometheus Operator CRD)."""
+    groups = [
+        {"name": "gpuplane.gpu", "rules": gpu_rules(spec)},
+    ]
+    pools = pool_rules(spec)
+    if pools:
+        groups.append({"name": "gpuplane.pools", "rules": pools})
+    meta = metadata(RULES_NAME, namespace=spec.monitoring.namespace)
+    return k8s_object(PROMETHEUS_RULE_API, "PrometheusRule", meta, spec={"groups": groups})

@@ -1,0 +1,171 @@
+"""Tenancy objects: team Namespaces, GPU ResourceQuotas, LimitRanges, RoleBindings, default-deny
+NetworkPolicies with DNS allowed, and PriorityClasses.
+
+Kueue decides what a team may run; these objects are the guard rails around it: a pod that
+bypasses Kueue still cannot take more GPUs than the team could ever hold, and a namespace's pods
+talk only to each other and to DNS unless the team adds policies of its own.
+"""
+
+from __future__ import annotations
+
+import functools
+from importlib import resources
+from typing import Any
+
+import yaml
+
+from gpuplane.render.common import GPU_OPERATOR_NAMESPACE, k8s_object, metadata
+from gpuplane.render.quotas import team_flavor_quotas
+from gpuplane.spec import derived
+from gpuplane.spec.models import PlatformSpec, Team
+
+# Pod Security Admission: GPU images often run as root, so `baseline` is enforced and
+# `restricted` only warned and audited (https://kubernetes.io/docs/concepts/security/pod-security-standards/).
+PSA_ENFORCE = "baseline"
+PSA_WARN = "restricted"
+LABEL_KUEUE_MANAGED = "gpuplane.io/kueue-managed"
+# The built-in aggregated ClusterRole that lets a team create and edit workloads in its namespaces.
+TEAM_CLUSTER_ROLE = "edit"
+# Kueue's own aggregated role for reading and writing Workloads and LocalQueues in a namespace
+# (kueue config/components/rbac, batch-user role); bound beside `edit` so users can see their queue.
+KUEUE_USER_CLUSTER_ROLE = "kueue-batch-user-role"
+
+
+def namespace(spec: PlatformSpec, team: Team, name: str) -> dict[str, Any]:
+    """A team namespace: team label, PSA labels and the label Kueue's namespace selector uses."""
+    labels = {
+        derived.LABEL_TEAM: team.name,
+        LABEL_KUEUE_MANAGED: "true",
+        "pod-security.kubernetes.io/enforce": PSA_ENFORCE,
+        "pod-security.kubernetes.io/warn": PSA_WARN,
+        "pod-security.kubernetes.io/audit": PSA_WARN,
+    }
+    return k8s_object("v1", "Namespace", metadata(name, labels=labels))
+
+
+def monitoring_namespace(spec: PlatformSpec) -> dict[str, Any]:
+    """The namespace the PrometheusRules, dashboard and exporter live in."""
+    labels = {"pod-security.kubernetes.io/enforce": PSA_ENFORCE}
+    return k8s_object("v1", "Namespace", metadata(spec.monitoring.namespace, labels=labels))
+
+
+def operator_namespace() -> dict[str, Any]:
+    """The GPU Operator's namespace; its DaemonSets need the `privileged` Pod Security level
+    (NVIDIA GPU Operator install docs label it so)."""
+    labels = {"pod-security.kubernetes.io/enforce": "privileged"}
+    return k8s_object("v1", "Namespace", metadata(GPU_OPERATOR_NAMESPACE, labels=labels))
+
+
+def team_gpu_caps(spec: PlatformSpec, team: Team) -> dict[str, int]:
+    """Most of each GPU resource the team can hold at once (nominal + borrowing, pool-bounded)."""
+    caps: dict[str, int] = {}
+    for fq in team_flavor_quotas(spec, team):
+        for resource, cap in fq.gpu_caps.items():
+            caps[resource] = caps.get(resource, 0) + cap
+    return dict(sorted(caps.items()))
+
+
+def resource_quota(spec: PlatformSpec, team: Team, ns: str) -> dict[str, Any] | None:
+    """`requests.<gpu resource>` limits at what the team can hold through Kueue (None if no GPUs)."""
+    caps = team_gpu_caps(spec, team)
+    if not caps:
+        return None
+    hard = {f"requests.{resource}": str(cap) for resource, cap in caps.items()}
+    meta = metadata("gpu-quota", namespace=ns, labels={derived.LABEL_TEAM: team.name})
+    return k8s_object("v1", "ResourceQuota", meta, spec={"hard": hard})
+
+
+@functools.cache
+def _policy() -> dict[str, Any]:
+    """The packaged tenancy policy values (`data/tenancy.yaml`)."""
+    text = resources.files("gpuplane.render").joinpath("data/tenancy.yaml").read_text(encoding="utf-8")
+    data: dict[str, Any] = yaml.safe_load(text)
+    return data
+
+
+def limit_range(spec: PlatformSpec, team: Team, ns: str) -> dict[str, Any]:
+    """Default cpu/memory requests for containers that set none (see data/tenancy.yaml for why
+    there is no GPU `max` or default limit here)."""
+    requests = {k: str(v) for k, v in _policy()["container_default_requests"].items()}
+    limits = [{"type": "Container", "defaultRequest": requests}]
+    meta = metadata("default-requests", namespace=ns, labels={derived.LABEL_TEAM: team.name})
+    return k8s_object("v1", "LimitRange", meta, spec={"limits": limits})
+
+
+def role_bindings(team: Team, ns: str) -> list[dict[str, Any]]:
+    """Bind the team's identity groups to `edit` and to Kueue's batch-user role in a namespace."""
+    if not team.groups:
+        return []
+    subjects = [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": g} for g in team.groups]
+    out = []
+    for role in (TEAM_CLUSTER_ROLE, KUEUE_USER_CLUSTER_ROLE):
+        meta = metadata(f"{team.name}-{role}", namespace=ns, labels={derived.LABEL_TEAM: team.name})
+        out.append(k8s_object(
+            "rbac.authorization.k8s.io/v1", "RoleBinding", meta,
+            roleRef={"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
+            subjects=subjects,
+        ))
+    return out
+
+
+def network_policies(team: Team, ns: str) -> list[dict[str, Any]]:
+    """Deny all traffic by default; allow DNS and traffic between the namespace's own pods
+    (multi-node training talks pod to pod, e.g. NCCL)."""
+    labels = {derived.LABEL_TEAM: team.name}
+    deny = k8s_object(
+        "networking.k8s.io/v1", "NetworkPolicy", metadata("default-deny", namespace=ns, labels=labels),
+        spec={"podSelector": {}, "policyTypes": ["Ingress", "Egress"]},
+    )
+    dns_peer = {
+        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "kube-system"}},
+        "podSelector": {"matchLabels": {"k8s-app": "kube-dns"}},
+    }
+    dns = k8s_object(
+        "networking.k8s.io/v1", "NetworkPolicy", metadata("allow-dns", namespace=ns, labels=labels),
+        spec={
+            "podSelector": {},
+            "policyTypes": ["Egress"],
+            "egress": [{"to": [dns_peer], "ports": [{"protocol": "UDP", "port": 53}, {"protocol": "TCP", "port": 53}]}],
+        },
+    )
+    same_ns = k8s_object(
+        "networking.k8s.io/v1", "NetworkPolicy", metadata("allow-same-namespace", namespace=ns, labels=labels),
+        spec={
+            "podSelector": {},
+            "policyTypes": ["Ingress", "Egress"],
+            "ingress": [{"from": [{"podSelector": {}}]}],
+            "egress": [{"to": [{"podSelector": {}}]}],
+        },
+    )
+    return [deny, dns, same_ns]
+
+
+def priority_classes(spec: PlatformSpec) -> list[dict[str, Any]]:
+    """scheduling.k8s.io PriorityClasses with the spec's names and values."""
+    out = []
+    for pc in spec.queueing.priority_classes:
+        obj = k8s_object("scheduling.k8s.io/v1", "PriorityClass", metadata(pc.name), value=pc.value,
+                         globalDefault=False, preemptionPolicy=pc.preemption_policy)
+        if pc.description:
+            obj["description"] = pc.description
+        out.append(obj)
+    return out
+
+
+def tenancy_objects(spec: PlatformSpec) -> dict[str, list[dict[str, Any]]]:
+    """Tenancy objects by kind family: namespaces, quotas, limits, rbac, network, priority."""
+    out: dict[str, list[dict[str, Any]]] = {k: [] for k in
+                                            ("namespaces", "quotas", "limits", "rbac", "network", "priority")}
+    for team in spec.teams:
+        for ns in team.namespaces:
+            out["namespaces"].append(namespace(spec, team, ns))
+            quota = resource_quota(spec, team, ns)
+            if quota:
+                out["quotas"].append(quota)
+            out["limits"].append(limit_range(spec, team, ns))
+            out["rbac"] += role_bindings(team, ns)
+            out["network"] += network_policies(team, ns)
+    out["namespaces"].append(monitoring_namespace(spec))
+    out["namespaces"].append(operator_namespace())
+    out["priority"] = priority_classes(spec)
+    return out
