@@ -1,9 +1,0 @@
-"""`gpuplane demo` commands (not written yet)."""
-
-from __future__ import annotations
-
-import typer
-
-
-def register(app: typer.Typer) -> None:
-    """Add this family's commands to the app."""
