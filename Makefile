@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(VENV)/bin/gpuplane demo
+	$(VENV)/bin/gpuplane simulate
 
 # Prometheus (account tests) and Chromium (HTML report tests) come from Debian's packages.
 system-deps:

@@ -38,9 +38,9 @@ def _root(
 
 def _register_all() -> None:
     # Imported here so that each family registers its commands on the one app.
-    from gpuplane.cli import account, audit, demo, explain, mig, render, simulate, spec
+    from gpuplane.cli import account, audit, explain, mig, render, simulate, spec
 
-    for module in (spec, mig, render, explain, simulate, audit, account, demo):
+    for module in (spec, mig, render, explain, simulate, audit, account):
         module.register(app)
 
 
