@@ -17,7 +17,9 @@ from render_helpers import all_objects, rendered
 
 KUEUE_CRDS = ("clusterqueues", "cohorts", "localqueues", "resourceflavors", "workloadpriorityclasses")
 # Kinds from CRDs that kubernetes-validate cannot know; each is checked by its own test instead.
-CRD_KINDS = {"ClusterQueue", "Cohort", "LocalQueue", "ResourceFlavor", "WorkloadPriorityClass", "PrometheusRule"}
+CRD_KINDS = {
+    "ClusterQueue", "Cohort", "LocalQueue", "ResourceFlavor", "WorkloadPriorityClass", "PrometheusRule", "ServiceMonitor",
+}
 DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 
 

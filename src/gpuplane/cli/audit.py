@@ -1,9 +1,139 @@
-"""`gpuplane audit` commands (not written yet)."""
+"""`gpuplane audit`: find costly and unsafe GPU mistakes (thin CLI over `gpuplane.audit`)."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
 import typer
+
+if TYPE_CHECKING:
+    from gpuplane.audit import Finding
+
+FORMATS = ("table", "json", "sarif")
+FAIL_ON = ("info", "low", "medium", "high", "critical", "never")
+
+audit_app = typer.Typer(
+    name="audit",
+    help="Audit manifests, node pools (eksctl, AKS, GKE, platform spec) and live clusters for GPU mistakes.",
+    invoke_without_command=True,
+    no_args_is_help=False,
+)
+
+FilesOpt = Annotated[list[str] | None, typer.Option("-f", "--file", help="Manifest file, directory or '-' for stdin (repeatable).")]
+SpecOpt = Annotated[str | None, typer.Option("--spec", help="gpuplane platform spec (its node pools are audited).")]
+PoolsOpt = Annotated[list[str] | None, typer.Option(
+    "--nodepools", help="eksctl ClusterConfig, `az aks nodepool list -o json` or "
+    "`gcloud container node-pools list --format=json` output (repeatable).")]
+KubeOpt = Annotated[str | None, typer.Option("--kubeconfig", help="Audit a live cluster (read-only) with this kubeconfig.")]
+ContextOpt = Annotated[str | None, typer.Option("--context", help="kubeconfig context to use.")]
+OutputOpt = Annotated[str, typer.Option("-o", "--output", help="table, json or sarif.")]
+FailOpt = Annotated[str, typer.Option("--fail-on", help="Exit 1 when a finding is at or above this severity (info..critical, or never).")]
+ConfigOpt = Annotated[Path | None, typer.Option("--config", help="Audit config file (ignore, exclude, systemComponents, ...).")]
+OutOpt = Annotated[Path | None, typer.Option("--out", help="Write the report to this file (atomically) instead of stdout.")]
+
+
+@audit_app.callback(invoke_without_command=True)
+def audit_cmd(
+    ctx: typer.Context,
+    files: FilesOpt = None,
+    spec: SpecOpt = None,
+    nodepools: PoolsOpt = None,
+    kubeconfig: KubeOpt = None,
+    context: ContextOpt = None,
+    output: OutputOpt = "table",
+    fail_on: FailOpt = "low",
+    config: ConfigOpt = None,
+    out: OutOpt = None,
+) -> None:
+    """Audit the inputs and print the findings. Exit 0 clean, 1 findings at/above --fail-on, 2 usage errors."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from gpuplane.audit import AuditConfig, audit, exit_code, load_config, read_inputs
+
+    files, nodepools = files or [], nodepools or []
+    if output not in FORMATS:
+        _usage(f"-o/--output must be one of {', '.join(FORMATS)}")
+    if fail_on not in FAIL_ON:
+        _usage(f"--fail-on must be one of {', '.join(FAIL_ON)}")
+    if not (files or spec or nodepools or kubeconfig):
+        _usage("give at least one input: -f FILE|DIR|-, --spec, --nodepools or --kubeconfig")
+    cfg = load_config(config) if config else AuditConfig()
+    stdin_text = sys.stdin.read() if "-" in files or "-" in nodepools else None
+    inputs = read_inputs(files, nodepools=nodepools, spec=spec, stdin_text=stdin_text)
+    if kubeconfig:
+        from gpuplane.audit.live import read_cluster
+
+        notes: list[str] = []
+        inputs.extend(read_cluster(kubeconfig, context, notes))
+        for note in notes:
+            typer.echo(f"note: {note}", err=True)
+    findings = audit(inputs, cfg)
+    _emit(_render(findings, output), out)
+    # sys.exit, not typer.Exit: the console entry point runs the app in non-standalone mode.
+    sys.exit(0 if fail_on == "never" else exit_code(findings, fail_on))
+
+
+def _render(findings: list[Finding], output: str) -> str:
+    from gpuplane.audit import rules, to_json, to_sarif, to_table
+
+    if output == "json":
+        return to_json(findings)
+    if output == "sarif":
+        return to_sarif(findings, rules())
+    return to_table(findings)
+
+
+def _usage(message: str) -> None:
+    """A usage error: message on stderr, exit code 2 (also under typer's test runner)."""
+    typer.echo(f"gpuplane audit: error: {message}", err=True)
+    sys.exit(2)
+
+
+def _emit(text: str, out: Path | None) -> None:
+    if out is None:
+        typer.echo(text, nl=False)
+        return
+    from gpuplane.outputs import write_text_atomic
+
+    write_text_atomic(out, text)
+
+
+@audit_app.command("rules")
+def rules_cmd(output: Annotated[str, typer.Option("-o", "--output", help="table or json.")] = "table") -> None:
+    """List every audit rule: id, severity and title."""
+    import json
+
+    from gpuplane.audit import rules
+
+    if output == "json":
+        typer.echo(json.dumps([{"id": r.id, "name": r.name, "severity": r.severity, "title": r.title} for r in rules()], indent=2))
+        return
+    for r in rules():
+        typer.echo(f"{r.id}  {r.severity:<8}  {r.title}")
+
+
+@audit_app.command("explain")
+def explain_cmd(rule_id: Annotated[str, typer.Argument(help="Rule id, e.g. GPU007.")]) -> None:
+    """Print one rule: what it checks, why it matters, how to fix it."""
+    from gpuplane.audit import find_rule, render_rule
+
+    r = find_rule(rule_id)
+    if r is None:
+        _usage(f"unknown rule {rule_id!r}; see `gpuplane audit rules`")
+        return
+    typer.echo(render_rule(r), nl=False)
+
+
+@audit_app.command("docs")
+def docs_cmd(out: Annotated[Path | None, typer.Option("-o", "--out", help="Write the Markdown here (e.g. docs/audit-rules.md).")] = None) -> None:
+    """Generate the rule reference (Markdown) from the rule objects."""
+    from gpuplane.audit import render_docs, rules
+
+    _emit(render_docs(rules()), out)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this family's commands to the app."""
+    """Add the `audit` command family to the app."""
+    app.add_typer(audit_app, name="audit")

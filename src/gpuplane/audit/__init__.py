@@ -1,0 +1,61 @@
+"""`gpuplane audit`: the costly and unsafe GPU mistakes in manifests, node pools and live clusters.
+
+    from gpuplane.audit import read_inputs, audit, AuditConfig, to_json
+    inputs = read_inputs(["deploy/"], nodepools=["pools.json"], spec=None)
+    findings = audit(inputs, AuditConfig())
+    print(to_json(findings))
+"""
+
+from __future__ import annotations
+
+from gpuplane.audit.config import AuditConfig, load_config
+from gpuplane.audit.docs import render_docs, render_rule
+from gpuplane.audit.engine import audit, exit_code, find_rule, rules, run_rules
+from gpuplane.audit.model import SEVERITIES, Finding, Rule
+from gpuplane.audit.readers import Inputs, read_path, read_text
+from gpuplane.audit.report import to_json, to_sarif, to_table
+
+
+def read_inputs(files: list[str], *, nodepools: list[str] | None = None, spec: str | None = None,
+                stdin_text: str | None = None) -> Inputs:
+    """Read every input path ('-' is stdin). A spec that does not load raises InputError (exit 2)."""
+    from pathlib import Path
+
+    from gpuplane.audit.specinput import load_spec_input
+    from gpuplane.errors import InputError
+
+    out = Inputs()
+    for path in [*files, *(nodepools or [])]:
+        out.extend(read_path(path, stdin_text))
+    if spec:
+        try:
+            text = Path(spec).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise InputError.single(spec, f"cannot read the spec: {exc.strerror}") from None
+        s = load_spec_input(text, spec)
+        out.specs.append(s)
+        out.pools += s.pools
+    return out
+
+
+__all__ = [
+    "SEVERITIES",
+    "AuditConfig",
+    "Finding",
+    "Inputs",
+    "Rule",
+    "audit",
+    "exit_code",
+    "find_rule",
+    "load_config",
+    "read_inputs",
+    "read_path",
+    "read_text",
+    "render_docs",
+    "render_rule",
+    "rules",
+    "run_rules",
+    "to_json",
+    "to_sarif",
+    "to_table",
+]

@@ -1,0 +1,123 @@
+"""Kubernetes objects as the audit sees them: data with source positions and identity.
+
+Positions come from `gpuplane.yamlio` (1-based line and column of every key and value). Objects
+read from a live cluster carry no positions; their findings have line and column `None`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpuplane.yamlio import LocDict, LocList
+
+Path = tuple[str | int, ...]
+Pos = tuple[int | None, int | None]
+
+
+def get(data: Any, *path: str | int, default: Any = None) -> Any:
+    """Safe nested lookup in dicts and lists; `default` when any step is missing or mistyped."""
+    node = data
+    for part in path:
+        if isinstance(part, str) and isinstance(node, dict):
+            if part not in node:
+                return default
+            node = node[part]
+        elif isinstance(part, int) and isinstance(node, list) and 0 <= part < len(node):
+            node = node[part]
+        else:
+            return default
+    return node
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """`value` if it is a mapping, else an empty one (manifests are often half-written)."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: Any) -> list[Any]:
+    """`value` if it is a list, else an empty one."""
+    return value if isinstance(value, list) else []
+
+
+def as_str(value: Any) -> str:
+    """A scalar as text (YAML may hand us ints and bools); '' for missing or non-scalars."""
+    if value is None or isinstance(value, dict | list):
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def position(root: Any, path: Path, *, key: bool = True) -> Pos:
+    """Line and column of a field: of its key when `key` (and it is a mapping key), else its value.
+
+    Falls back to the deepest existing ancestor, so a finding about a missing field points at the
+    mapping where it should be.
+    """
+    node = root
+    best: tuple[int, int] | None = getattr(root, "pos", None)
+    for index, part in enumerate(path):
+        last = index == len(path) - 1
+        if isinstance(node, LocDict) and isinstance(part, str) and part in node:
+            positions = node.key_pos if (key and last) else node.value_pos
+            best = positions.get(part, best) if isinstance(positions, dict) else best
+            node = node[part]
+        elif isinstance(node, LocList) and isinstance(part, int) and 0 <= part < len(node):
+            items = getattr(node, "item_pos", None)
+            if items and part < len(items):
+                best = items[part]
+            node = node[part]
+        else:
+            break
+    if best is None or best == (0, 0):
+        return (None, None)
+    return best
+
+
+@dataclass
+class K8sObject:
+    """One Kubernetes (or Kubernetes-shaped) object from a file, stdin or the cluster."""
+
+    data: dict[str, Any]
+    file: str
+    line: int | None = None
+    live: bool = False
+    kind: str = field(init=False)
+    api_version: str = field(init=False)
+    name: str = field(init=False)
+    namespace: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.kind = as_str(self.data.get("kind"))
+        self.api_version = as_str(self.data.get("apiVersion"))
+        meta = as_dict(self.data.get("metadata"))
+        self.name = as_str(meta.get("name")) or as_str(meta.get("generateName"))
+        self.namespace = as_str(meta.get("namespace"))
+
+    @property
+    def group(self) -> str:
+        """API group ('' for core)."""
+        return self.api_version.split("/", 1)[0] if "/" in self.api_version else ""
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return {str(k): as_str(v) for k, v in as_dict(get(self.data, "metadata", "labels")).items()}
+
+    @property
+    def annotations(self) -> dict[str, str]:
+        return {str(k): as_str(v) for k, v in as_dict(get(self.data, "metadata", "annotations")).items()}
+
+    def pos(self, path: Path, *, key: bool = True) -> Pos:
+        """Position of a field of this object (see `position`)."""
+        if self.live:
+            return (None, None)
+        line, column = position(self.data, path, key=key)
+        if line is None and self.line is not None:
+            return (self.line, 1)
+        return (line, column)
+
+    def ident(self) -> str:
+        """`Kind namespace/name` for messages."""
+        where = f"{self.namespace}/{self.name}" if self.namespace else self.name
+        return f"{self.kind} {where}"

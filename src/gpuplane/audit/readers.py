@@ -1,0 +1,217 @@
+"""Reading audit inputs: YAML/JSON files, directories and stdin, sniffing what each document is.
+
+Kubernetes objects (also inside `kind: List`), eksctl ClusterConfigs, AKS and GKE node pool JSON
+and gpuplane platform specs are recognised by content, whichever flag named the file. A parse
+error becomes a GPU000 finding at its location and the rest of the input is still read: a file
+that does not parse as a whole is read again document by document.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from gpuplane.audit.model import PARSE_RULE, Finding
+from gpuplane.audit.objects import K8sObject, as_str
+from gpuplane.audit.pools import (
+    Pool,
+    aks_pools,
+    eksctl_pools,
+    gke_pools,
+    is_aks_list,
+    is_eksctl,
+    is_gke_list,
+    is_karpenter,
+    karpenter_pools,
+)
+from gpuplane.audit.specinput import SpecInput, load_spec_input
+from gpuplane.errors import InputError
+from gpuplane.yamlio import LocDict, LocList, iter_documents
+
+MAX_FILE_BYTES = 64 * 1024 * 1024
+SUFFIXES = (".yaml", ".yml", ".json")
+GPU_OPERATOR_VALUES = "GPUOperatorValues"
+HELM_VALUE_KEYS = ("driver", "devicePlugin", "operator", "dcgmExporter", "migManager", "gfd")
+
+
+@dataclass
+class Inputs:
+    """Everything read: objects, pools, specs and the findings reading produced."""
+
+    objects: list[K8sObject] = field(default_factory=list)
+    pools: list[Pool] = field(default_factory=list)
+    specs: list[SpecInput] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    live: bool = False
+
+    def extend(self, other: Inputs) -> None:
+        self.objects += other.objects
+        self.pools += other.pools
+        self.specs += other.specs
+        self.findings += other.findings
+        self.live = self.live or other.live
+
+
+def parse_finding(file: str, message: str, line: int | None = None, column: int | None = None) -> Finding:
+    return Finding(PARSE_RULE, "high", "", "", "", file, line, column, message)
+
+
+def _shift(node: Any, offset: int, seen: set[int]) -> None:
+    """Move every recorded line of a loaded chunk down by `offset` (aliases are visited once)."""
+    if id(node) in seen:
+        return
+    seen.add(id(node))
+    if isinstance(node, LocDict):
+        node.pos = (node.pos[0] + offset, node.pos[1])
+        node.key_pos = {k: (p[0] + offset, p[1]) for k, p in node.key_pos.items()}
+        node.value_pos = {k: (p[0] + offset, p[1]) for k, p in node.value_pos.items()}
+        for value in node.values():
+            _shift(value, offset, seen)
+    elif isinstance(node, LocList):
+        node.pos = (node.pos[0] + offset, node.pos[1])
+        node.item_pos = [(p[0] + offset, p[1]) for p in node.item_pos]
+        for value in node:
+            _shift(value, offset, seen)
+
+
+def chunks(text: str) -> list[tuple[int, str]]:
+    """Split a multi-document text at `---` / `...` lines: (0-based first line, chunk text).
+
+    A `---` line starts a chunk (and stays in it, so `--- {a: 1}` parses); `...` ends one.
+    """
+    out: list[tuple[int, str]] = []
+    current: list[str] = []
+    first = 0
+    for index, line in enumerate(text.splitlines(keepends=True)):
+        marker = line.rstrip("\r\n")
+        if marker.startswith("---") and (len(marker) == 3 or marker[3] in " \t"):
+            out.append((first, "".join(current)))
+            current, first = [line], index
+        elif marker.startswith("...") and not marker[3:].strip():
+            out.append((first, "".join(current)))
+            current, first = [], index + 1
+        else:
+            current.append(line)
+    out.append((first, "".join(current)))
+    return [(n, c) for n, c in out if c.strip() and c.strip() != "---"]
+
+
+def _documents(text: str, file: str, found: list[Finding]) -> list[tuple[Any, int]]:
+    """(data, start line) of every document; malformed documents become findings."""
+    try:
+        return [(d.data, d.line) for d in iter_documents(text, file)]
+    except (InputError, RecursionError, ValueError, TypeError, OverflowError):
+        pass
+    docs: list[tuple[Any, int]] = []
+    for offset, chunk in chunks(text):
+        try:
+            for d in iter_documents(chunk, file):
+                _shift(d.data, offset, set())
+                docs.append((d.data, d.line + offset))
+        except InputError as exc:
+            for p in exc.problems:
+                line = p.line + offset if p.line is not None else offset + 1
+                found.append(parse_finding(file, p.message, line, p.column))
+        except (RecursionError, ValueError, TypeError, OverflowError, yaml.YAMLError) as exc:
+            found.append(parse_finding(file, f"cannot load this document: {type(exc).__name__}", offset + 1, 1))
+    return docs
+
+
+def _chunk_text(text: str, line: int) -> str:
+    """The text of the document that starts at 1-based `line`."""
+    best = text
+    for offset, chunk in chunks(text):
+        if offset < line:
+            best = "\n" * offset + chunk
+    return best
+
+
+def read_text(text: str, file: str) -> Inputs:
+    """Read one input text (any supported format)."""
+    out = Inputs()
+    docs = _documents(text, file, out.findings)
+    single = len(docs) == 1
+    for data, line in docs:
+        _classify(data, line, file, text, single, out)
+    return out
+
+
+def _classify(data: Any, line: int, file: str, text: str, single: bool, out: Inputs) -> None:
+    if is_aks_list(data):
+        out.pools += aks_pools(data if isinstance(data, list) else [data], file, data)
+    elif is_gke_list(data):
+        out.pools += gke_pools(data if isinstance(data, list) else [data], file, data)
+    elif isinstance(data, dict) and is_aks_list(data.get("agentPoolProfiles")):
+        out.pools += aks_pools(data["agentPoolProfiles"], file, data, ("agentPoolProfiles",))
+    elif isinstance(data, dict) and is_gke_list(data.get("nodePools")):
+        out.pools += gke_pools(data["nodePools"], file, data, ("nodePools",))
+    elif is_eksctl(data):
+        out.pools += eksctl_pools(data, file)
+    elif is_karpenter(data):
+        out.pools += karpenter_pools(data, file)
+    elif isinstance(data, dict) and as_str(data.get("kind")) == "Platform" and "gpuplane.io" in as_str(data.get("apiVersion")):
+        try:
+            spec = load_spec_input(text if single else _chunk_text(text, line), file)
+        except InputError as exc:
+            out.findings += [parse_finding(file, f"invalid platform spec: {p.path}: {p.message}" if p.path else p.message, p.line, p.column) for p in exc.problems]
+        else:
+            out.specs.append(spec)
+            out.pools += spec.pools
+    elif isinstance(data, dict):
+        _objects(data, line, file, out)
+
+
+def _objects(data: dict[str, Any], line: int, file: str, out: Inputs) -> None:
+    kind = as_str(data.get("kind"))
+    items = data.get("items")
+    if kind.endswith("List") and isinstance(items, list):
+        item_kind = kind[:-4]
+        for item in items:
+            if isinstance(item, dict):
+                if not item.get("kind") and item_kind:
+                    item["kind"] = item_kind
+                pos = getattr(item, "pos", None)
+                out.objects.append(K8sObject(item, file, pos[0] if pos else line))
+        return
+    if not kind and isinstance(data.get("toolkit"), dict) and any(k in data for k in HELM_VALUE_KEYS):
+        # GPU Operator Helm values (values.yaml / -f overrides): audited like a ClusterPolicy spec.
+        data["kind"] = GPU_OPERATOR_VALUES
+        kind = GPU_OPERATOR_VALUES
+    if kind:
+        out.objects.append(K8sObject(data, file, line))
+
+
+def read_path(path_text: str, stdin_text: str | None = None) -> Inputs:
+    """Read a file, a directory (recursively, *.yaml|*.yml|*.json) or '-' for stdin."""
+    if path_text == "-":
+        text = stdin_text if stdin_text is not None else sys.stdin.read()
+        return read_text(text, "<stdin>")
+    path = Path(path_text)
+    if path.is_dir():
+        out = Inputs()
+        for child in sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES):
+            if any(part.startswith(".") for part in child.relative_to(path).parts):
+                continue
+            out.extend(_read_file(child))
+        return out
+    if not path.exists():
+        raise InputError.single(path_text, "no such file or directory")
+    return _read_file(path)
+
+
+def _read_file(path: Path) -> Inputs:
+    file = str(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            return Inputs(findings=[parse_finding(file, f"file too large to audit ({size} bytes, limit {MAX_FILE_BYTES})", 1, 1)])
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return Inputs(findings=[parse_finding(file, f"not UTF-8 text: {exc.reason}", 1, 1)])
+    except OSError as exc:
+        raise InputError.single(file, f"cannot read: {exc.strerror}") from None
+    return read_text(text, file)

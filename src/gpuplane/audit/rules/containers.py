@@ -1,0 +1,274 @@
+"""Rules about what one GPU pod asks for: resources, env, host access, images, CUDA version."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from gpuplane.audit.bundle import Bundle
+from gpuplane.audit.facts import driver_for_cuda, version_tuple
+from gpuplane.audit.model import Finding, rule
+from gpuplane.audit.nodes import NodeInfo
+from gpuplane.audit.objects import as_dict, as_list, as_str, get
+from gpuplane.audit.pools import Pool
+from gpuplane.audit.readers import GPU_OPERATOR_VALUES
+from gpuplane.audit.rules.common import at_workload
+from gpuplane.audit.workloads import Container, PodTemplate, is_gpu_resource, quantity
+
+
+@rule(
+    "GPU001", "gpu-request-limit-mismatch", "GPU in requests without limits, or request and limit differ", "high",
+    why="""Kubernetes takes GPUs from `limits`. A GPU in `requests` without the same amount in `limits` is
+    rejected by the API server or, through templates, leaves a controller unable to create pods; a
+    mismatch means the author expected an amount the scheduler will not give.""",
+    fix="""Set the GPU amount in `resources.limits` (a request may be omitted; if given it must equal the limit).""",
+)
+def gpu001(b: Bundle) -> Iterator[Finding]:
+    for w in b.workloads:
+        for t in w.templates:
+            for c in t.containers:
+                requests, limits = c.resources("requests"), c.resources("limits")
+                for res, value in requests.items():
+                    if not is_gpu_resource(str(res)):
+                        continue
+                    if res not in limits:
+                        yield at_workload("GPU001", b, w, (*c.path, "resources", "requests", res),
+                                          f"container {c.name!r} requests {res}: {as_str(value)} but sets no limit for it")
+                    elif quantity(limits[res]) != quantity(value):
+                        yield at_workload("GPU001", b, w, (*c.path, "resources", "limits", res),
+                                          f"container {c.name!r} requests {as_str(value)} {res} but its limit is {as_str(limits[res])}")
+
+
+@rule(
+    "GPU002", "nvidia-device-env", "NVIDIA_VISIBLE_DEVICES or another NVIDIA_* device env in a tenant container", "high",
+    why="""With the NVIDIA runtime honouring the variable, a container that sets `NVIDIA_VISIBLE_DEVICES`
+    (or the MIG/IMEX device variables) gets GPUs the device plugin never allocated to it: it can see
+    and use every GPU on the node, including other tenants'.""",
+    fix="""Remove the variable and request GPUs through `resources.limits`. On the nodes, set the toolkit's
+    `accept-nvidia-visible-devices-envvar-when-unprivileged = false` and the device plugin's
+    `DEVICE_LIST_STRATEGY=volume-mounts` (GPU Operator `toolkit.env` / `devicePlugin.env`).""",
+    tags=("gpu", "security", "multi-tenancy"), security=True,
+)
+def gpu002(b: Bundle) -> Iterator[Finding]:
+    device, capability = set(b.config.device_env), set(b.config.capability_env)
+    for w in b.workloads:
+        for t in w.templates:
+            for c in t.containers:
+                for i, env in c.env():
+                    name, value = as_str(env.get("name")), as_str(env.get("value"))
+                    if name in device and value.lower() not in ("void", ""):
+                        why = "" if c.gpus() else " without requesting any GPU"
+                        yield at_workload("GPU002", b, w, (*c.path, "env", i, "name"),
+                                          f"container {c.name!r} sets {name}={value or '<from reference>'}{why}: it bypasses the device plugin", key=False)
+                    elif name in capability and not c.gpus():
+                        yield at_workload("GPU002", b, w, (*c.path, "env", i, "name"),
+                                          f"container {c.name!r} sets {name} without requesting a GPU", key=False)
+
+
+def _gpu_host_path(b: Bundle, path: str) -> bool:
+    clean = path.rstrip("/") or "/"
+    for hp in b.config.gpu_host_paths:
+        if hp.exact and clean == hp.path:
+            return True
+        if not hp.exact and clean.startswith(hp.path):
+            return True
+    return False
+
+
+@rule(
+    "GPU003", "gpu-hostpath", "hostPath to GPU devices, the device-plugin directory or driver files", "high",
+    why="""`/dev/nvidia*`, `/dev/dri`, `/var/lib/kubelet/device-plugins`, `/run/nvidia` and the driver
+    libraries give a container direct access to every GPU on the node and to the kubelet's device
+    plugin registry. Only the GPU Operator and the device plugin need them; generic linters miss them
+    because their patterns are anchored (`^/dev$`).""",
+    fix="""Request GPUs with `resources.limits` instead of mounting devices. If this really is a GPU system
+    component, run it in a system namespace listed under `systemComponents` in the audit config.""",
+    tags=("gpu", "security", "multi-tenancy"), security=True,
+)
+def gpu003(b: Bundle) -> Iterator[Finding]:
+    for w in b.workloads:
+        for t in w.templates:
+            for i, vol in enumerate(as_list(t.spec.get("volumes"))):
+                path = as_str(get(vol, "hostPath", "path"))
+                if path and _gpu_host_path(b, path):
+                    yield at_workload("GPU003", b, w, (*t.path, "volumes", i, "hostPath", "path"),
+                                      f"volume {as_str(get(vol, 'name'))!r} mounts host path {path}", key=False)
+
+
+def _privileged_fields(t: PodTemplate) -> Iterator[tuple[tuple[str | int, ...], str]]:
+    for key in ("hostPID", "hostIPC", "hostNetwork"):
+        if t.spec.get(key) is True:
+            yield ((*t.path, key), f"{key}: true")
+    for c in t.containers:
+        sc = as_dict(c.data.get("securityContext"))
+        if sc.get("privileged") is True:
+            yield ((*c.path, "securityContext", "privileged"), f"container {c.name!r} is privileged")
+        for j, cap in enumerate(as_list(get(sc, "capabilities", "add"))):
+            if as_str(cap).upper() in ("SYS_ADMIN", "CAP_SYS_ADMIN", "ALL"):
+                yield ((*c.path, "securityContext", "capabilities", "add", j), f"container {c.name!r} adds capability {as_str(cap)}")
+
+
+@rule(
+    "GPU004", "gpu-pod-host-access", "privileged, hostPID, hostIPC, hostNetwork or SYS_ADMIN in a GPU pod", "high",
+    why="""A privileged GPU container sees every GPU device on the node, can reconfigure MIG and the driver,
+    and escapes the container easily; host namespaces expose other tenants' processes, CUDA IPC
+    shared memory and node networking.""",
+    fix="""Drop `privileged`, `SYS_ADMIN` and the host namespaces. For NCCL over RDMA use the network
+    operator's resources (e.g. `rdma/...`) and `IPC_LOCK` instead of `hostNetwork`/`privileged`.""",
+    tags=("gpu", "security"), security=True,
+)
+def gpu004(b: Bundle) -> Iterator[Finding]:
+    for w in b.workloads:
+        for t in w.templates:
+            if not (t.is_gpu() or _tolerates_gpu(b, t)):
+                continue
+            for path, what in _privileged_fields(t):
+                yield at_workload("GPU004", b, w, path, f"GPU pod template: {what}")
+
+
+def _tolerates_gpu(b: Bundle, t: PodTemplate) -> bool:
+    keys = b.gpu_taint_keys()
+    return any(isinstance(tol, dict) and as_str(tol.get("key")) in keys for tol in as_list(t.spec.get("tolerations")))
+
+
+def _limitrange_defaults(b: Bundle, ns: str) -> set[str]:
+    """Resources a LimitRange in the namespace gives containers a default limit for."""
+    out: set[str] = set()
+    for lr in b.in_ns(ns, "LimitRange"):
+        for item in as_list(get(lr.data, "spec", "limits")):
+            if as_str(get(item, "type")) in ("Container", ""):
+                out.update(str(k) for k in as_dict(get(item, "default")))
+    return out
+
+
+@rule(
+    "GPU009", "gpu-pod-no-cpu-memory-limits", "GPU pod without CPU and memory limits", "medium",
+    why="""GPU nodes are the most expensive nodes in the cluster. A GPU pod without CPU and memory limits
+    can starve the data loaders and sidecars of the other GPU pods on the node (idle GPUs), or get
+    the node OOM-killing its neighbours' training runs.""",
+    fix="""Set `resources.limits.cpu` and `resources.limits.memory` on every container of GPU pods, or give
+    the namespace a LimitRange with default limits.""",
+)
+def gpu009(b: Bundle) -> Iterator[Finding]:
+    for w in b.gpu_workloads():
+        defaults = _limitrange_defaults(b, w.namespace)
+        for t in w.gpu_templates():
+            for c in t.main_containers():
+                limits = c.resources("limits")
+                missing = [r for r in ("cpu", "memory") if r not in limits and r not in defaults]
+                if missing:
+                    path = (*c.path, "resources", "limits") if limits else (*c.path, "resources") if c.data.get("resources") else (*c.path, "name")
+                    yield at_workload("GPU009", b, w, path, f"container {c.name!r} of a GPU pod has no {' or '.join(missing)} limit")
+
+
+def image_tag(image: str) -> tuple[str, str, bool]:
+    """(repository, tag, pinned by digest) of an image reference."""
+    if "@" in image:
+        repo, _, digest = image.partition("@")
+        return (repo.rsplit(":", 1)[0] if ":" in repo.rsplit("/", 1)[-1] else repo, "", bool(digest))
+    last = image.rsplit("/", 1)[-1]
+    if ":" in last:
+        repo, _, tag = image.rpartition(":")
+        return (repo, tag, False)
+    return (image, "", False)
+
+
+@rule(
+    "GPU010", "gpu-image-mutable-tag", "GPU image by mutable tag (latest or none) instead of a pinned tag or digest", "medium",
+    why="""A GPU image bundles a CUDA version that must match the node driver. A moving tag silently
+    swaps CUDA, framework and NCCL under a running job: the next restart can fail or change results,
+    and nobody can say which image produced a model.""",
+    fix="""Pin a version tag (`nvcr.io/nvidia/pytorch:24.05-py3`) or, better, a digest (`@sha256:...`).""",
+)
+def gpu010(b: Bundle) -> Iterator[Finding]:
+    mutable = {t.lower() for t in b.config.mutable_tags}
+    for w in b.gpu_workloads():
+        for t in w.gpu_templates():
+            for c in t.containers:
+                if not c.image or "{{" in c.image or "$" in c.image:
+                    continue
+                _, tag, digest = image_tag(c.image)
+                if digest:
+                    continue
+                if not tag or tag.lower() in mutable:
+                    what = f"tag {tag!r}" if tag else "no tag (means latest)"
+                    yield at_workload("GPU010", b, w, (*c.path, "image"), f"container {c.name!r} uses image {c.image} with {what}", key=False)
+
+
+_REQUIRE = re.compile(r"cuda>=?\s*(\d+)\.(\d+)")
+_TAG_CUDA = re.compile(r"(?:^|[-_.])cuda-?(\d+)\.(\d+)|(?:^|[-_])cu(\d{2})(\d)(?:$|[-_.])")
+
+
+def container_cuda(c: Container) -> tuple[tuple[int, int], tuple[str | int, ...], str] | None:
+    """The CUDA version a container needs, the field that says so, and how it was read."""
+    for i, env in c.env():
+        name, value = as_str(env.get("name")), as_str(env.get("value"))
+        if name == "NVIDIA_REQUIRE_CUDA" and (m := _REQUIRE.search(value)):
+            return ((int(m.group(1)), int(m.group(2))), (*c.path, "env", i, "value"), f"NVIDIA_REQUIRE_CUDA {value.split()[0]}")
+        if name == "CUDA_VERSION" and (v := version_tuple(value)) and len(v) >= 2:
+            return ((v[0], v[1]), (*c.path, "env", i, "value"), f"CUDA_VERSION {value}")
+    repo, tag, _ = image_tag(c.image)
+    if not tag:
+        return None
+    if repo.rsplit("/", 1)[-1] == "cuda" and (v := version_tuple(tag)) and len(v) >= 2:
+        return ((v[0], v[1]), (*c.path, "image"), f"image {c.image}")
+    m = _TAG_CUDA.search(tag)
+    if m:
+        major, minor = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        return ((int(major), int(minor)), (*c.path, "image"), f"image {c.image}")
+    return None
+
+
+def _too_old(cuda: tuple[int, int], node_cuda: tuple[int, int] | None, driver: str | None) -> str | None:
+    """Why a node/pool cannot run `cuda`, or None when it can (or we cannot tell)."""
+    if node_cuda is not None:
+        return f"its driver supports CUDA {node_cuda[0]}.{node_cuda[1]}" if node_cuda < cuda else None
+    need = driver_for_cuda(cuda)
+    have = version_tuple(driver or "")
+    if need is None or have is None:
+        return None
+    if have < need:
+        return f"driver {driver} is older than {'.'.join(map(str, need))}, the minimum for CUDA {cuda[0]}.{cuda[1]}"
+    return None
+
+
+def _driver_targets(b: Bundle, t: PodTemplate) -> list[tuple[str, tuple[int, int] | None, str | None]]:
+    """(name, max CUDA, driver version) of each GPU node or pool the template can land on."""
+    out: list[tuple[str, tuple[int, int] | None, str | None]] = []
+    nodes: list[NodeInfo] = b.matching_nodes(t)
+    out += [(f"node {n.name}", n.cuda, n.driver) for n in nodes if n.cuda or n.driver]
+    pools: list[Pool] = b.matching_pools(t)
+    out += [(f"pool {p.name}", None, p.driver_version) for p in pools if p.driver_version]
+    for cp in b.by_kind.get("ClusterPolicy", []) + b.by_kind.get(GPU_OPERATOR_VALUES, []):
+        base: tuple[str, ...] = ("spec",) if cp.kind == "ClusterPolicy" else ()
+        version = as_str(get(cp.data, *base, "driver", "version"))
+        enabled = get(cp.data, *base, "driver", "enabled")
+        if version and enabled is not False:
+            out.append((f"GPU Operator driver ({cp.file})", None, version))
+    return out
+
+
+@rule(
+    "GPU021", "cuda-needs-newer-driver", "container CUDA version needs a newer driver than the nodes or pool declare", "high",
+    why="""A CUDA application needs a driver at least as new as its CUDA version (NVIDIA's CUDA Toolkit
+    and driver table). With `NVIDIA_REQUIRE_CUDA` the runtime refuses to start the container; without
+    it the job fails at its first CUDA call, on a GPU that was paid for.""",
+    fix="""Use an image built for a CUDA version the nodes' driver supports, or upgrade the driver (GPU
+    Operator `driver.version`, the node image, or the pool's `driverVersion`).""",
+)
+def gpu021(b: Bundle) -> Iterator[Finding]:
+    for w in b.gpu_workloads():
+        for t in w.gpu_templates():
+            targets = _driver_targets(b, t)
+            if not targets:
+                continue
+            for c in t.containers:
+                found = container_cuda(c)
+                if found is None:
+                    continue
+                cuda, path, source = found
+                for name, node_cuda, driver in targets:
+                    reason = _too_old(cuda, node_cuda, driver)
+                    if reason:
+                        yield at_workload("GPU021", b, w, path, f"container {c.name!r} needs CUDA {cuda[0]}.{cuda[1]} ({source}) but {name}: {reason}", key=False)
+                        break

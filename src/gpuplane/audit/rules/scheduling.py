@@ -1,0 +1,216 @@
+"""Rules about where GPU pods go and how they are queued, prioritised, labelled and sized."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from gpuplane.audit.bundle import QUEUE_LABEL, Bundle, Workload
+from gpuplane.audit.model import Finding, rule
+from gpuplane.audit.objects import Path, as_list, as_str, get
+from gpuplane.audit.rules.common import at_workload
+from gpuplane.audit.workloads import PodTemplate, quantity
+
+QUEUE_KINDS = frozenset({
+    "Job", "CronJob", "JobSet", "PyTorchJob", "TFJob", "MPIJob", "XGBoostJob", "PaddleJob", "JAXJob",
+    "TrainJob", "RayJob", "RayCluster", "Pod",
+})
+PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
+
+
+def _gpu_toleration(b: Bundle, t: PodTemplate) -> tuple[int, str] | None:
+    keys = b.gpu_taint_keys()
+    for i, tol in enumerate(as_list(t.spec.get("tolerations"))):
+        if not isinstance(tol, dict) or as_str(tol.get("effect")) == "NoExecute":
+            continue
+        key, op = as_str(tol.get("key")), as_str(tol.get("operator")) or "Equal"
+        if not key and op == "Exists":
+            return (i, "tolerates every taint (operator: Exists without a key)")
+        if key in keys or (key == "sku" and as_str(tol.get("value")) == "gpu"):
+            return (i, f"tolerates the GPU taint {key}")
+    return None
+
+
+@rule(
+    "GPU005", "tolerates-gpu-taint-without-gpu", "tolerates the GPU taint (or every taint) without requesting a GPU", "medium",
+    why="""The GPU taint exists to keep CPU pods off GPU nodes. A pod that tolerates it without requesting
+    a GPU can land on a GPU node, keep it from scaling down and take the CPU and memory GPU jobs need:
+    you pay GPU prices for CPU work.""",
+    fix="""Remove the toleration from pods that need no GPU (the ExtendedResourceToleration admission plugin
+    adds it to pods that request `nvidia.com/gpu`), or request the GPU the pod actually uses.""",
+    tags=("gpu", "cost"),
+)
+def gpu005(b: Bundle) -> Iterator[Finding]:
+    for w in b.workloads:
+        if w.obj.kind == "DaemonSet":  # node agents run on every node by design
+            continue
+        for t in w.templates:
+            if t.is_gpu():
+                continue
+            hit = _gpu_toleration(b, t)
+            if hit:
+                yield at_workload("GPU005", b, w, (*t.path, "tolerations", hit[0]), f"pod template {hit[1]} but requests no GPU")
+
+
+@rule(
+    "GPU014", "gpu-no-priority-class", "GPU workload without a priority class", "low",
+    why="""Without a priority class every GPU job has priority 0: production inference cannot preempt
+    experiments, Kueue cannot order preemption between tenants, and a node-pressure eviction picks
+    victims at random.""",
+    fix="""Set `priorityClassName` on the pod template (or the Kueue label `kueue.x-k8s.io/priority-class`
+    for a WorkloadPriorityClass).""",
+)
+def gpu014(b: Bundle) -> Iterator[Finding]:
+    for w in b.gpu_workloads():
+        if PRIORITY_LABEL in w.labels() or as_str(get(w.obj.data, "spec", "podPriorityClassName")):
+            continue
+        for t in w.gpu_templates():
+            if not as_str(t.spec.get("priorityClassName")):
+                yield at_workload("GPU014", b, w, t.path, f"GPU pod template{' ' + t.role if t.role else ''} sets no priorityClassName")
+                break
+
+
+def _queue_label(w: Workload) -> bool:
+    obj = w.obj
+    if QUEUE_LABEL in obj.labels or QUEUE_LABEL in obj.annotations:
+        return True
+    if obj.kind == "CronJob":
+        labels = get(obj.data, "spec", "jobTemplate", "metadata", "labels")
+        return isinstance(labels, dict) and QUEUE_LABEL in labels
+    return False
+
+
+@rule(
+    "GPU020", "gpu-batch-bypasses-queue", "GPU batch workload bypasses the queue (namespace has a LocalQueue, workload no queue-name label)", "medium",
+    why="""Kueue only admits workloads that name a LocalQueue. In a namespace that has one, a GPU job
+    without `kueue.x-k8s.io/queue-name` skips quota and fair sharing: it takes GPUs other teams were
+    promised, and Kueue cannot preempt it.""",
+    fix="""Add the label `kueue.x-k8s.io/queue-name: <local queue>` to the job's metadata (for a CronJob,
+    to `spec.jobTemplate.metadata.labels`), or enable Kueue's `manageJobsWithoutQueueName`.""",
+    tags=("gpu", "multi-tenancy", "kueue"),
+)
+def gpu020(b: Bundle) -> Iterator[Finding]:
+    for w in b.gpu_workloads():
+        if w.obj.kind not in QUEUE_KINDS or not b.in_ns(w.namespace, "LocalQueue"):
+            continue
+        if w.obj.kind == "Pod" and b.workload_class(w) not in ("batch", "training"):
+            continue
+        if not _queue_label(w):
+            queues = ", ".join(sorted({q.name for q in b.in_ns(w.namespace, "LocalQueue")}))
+            path: Path = ("metadata", "labels") if w.obj.labels else ("metadata",)
+            yield at_workload("GPU020", b, w, path, f"{w.obj.kind} has no {QUEUE_LABEL} label though namespace {w.namespace} has LocalQueue {queues}")
+
+
+def _node_mig(labels: dict[str, str], resources: dict[str, int]) -> tuple[set[str], bool]:
+    """MIG resources a node offers and whether its labels or status say enough to tell."""
+    offered = {r.removesuffix(".shared") for r in resources if r.startswith("nvidia.com/mig-")}
+    offered |= {f"nvidia.com/{k.rsplit('.', 1)[0]}" for k in labels if k.startswith("nvidia.com/mig-") and k.endswith(".count")}
+    config = labels.get("nvidia.com/mig.config", "")
+    if labels.get("nvidia.com/mig.strategy") == "mixed" and config.startswith("all-") and config not in ("all-disabled", "all-enabled", "all-balanced"):
+        offered.add(f"nvidia.com/mig-{config.removeprefix('all-')}")
+    known = bool(resources) or bool(offered) or not (config or labels.get("nvidia.com/mig.capable") == "true")
+    return offered, known
+
+
+def _offered_mig(b: Bundle) -> tuple[set[str], bool]:
+    """MIG resources some node or pool offers, and whether the input shows GPU capacity well enough to judge."""
+    offered: set[str] = set()
+    known = False
+    for n in b.nodes:
+        if n.gpu:
+            node_offered, node_known = _node_mig(n.labels, n.resources)
+            if not node_known:
+                return offered, False  # a MIG node whose layout we cannot read: do not guess
+            offered |= node_offered
+            known = known or bool(n.resources) or bool(node_offered) or "nvidia.com/gpu.count" in n.labels
+    for p in b.pools:
+        if p.gpu:
+            known = known or bool(p.resources)
+            offered.update(r.removesuffix(".shared") for r in p.mig_resources())
+    return offered, known
+
+
+@rule(
+    "GPU022", "mig-profile-not-offered", "request for a MIG profile that no node or pool offers", "high",
+    why="""A pod requesting `nvidia.com/mig-<profile>` only schedules on nodes whose MIG layout (mixed
+    strategy) advertises exactly that profile. If no node or pool offers it the pod pends forever and
+    the autoscaler cannot help.""",
+    fix="""Request a profile the pools offer (see the pool's MIG layout or `kubectl describe node`), or
+    add it to a pool's MIG configuration with the mixed strategy.""",
+)
+def gpu022(b: Bundle) -> Iterator[Finding]:
+    offered, known = _offered_mig(b)
+    if not known:
+        return
+    for w in b.gpu_workloads(system=True):
+        for t in w.gpu_templates():
+            for c in t.containers:
+                for section in ("limits", "requests"):
+                    for res in c.gpu_amounts(section):
+                        base = res.removesuffix(".shared")
+                        if base.startswith("nvidia.com/mig-") and base not in offered:
+                            have = ", ".join(sorted(offered)) or "none"
+                            yield at_workload("GPU022", b, w, (*c.path, "resources", section, res),
+                                              f"container {c.name!r} requests {res}; MIG resources offered: {have}")
+                    if c.gpu_amounts("limits"):
+                        break
+
+
+@rule(
+    "GPU024", "gpu-workload-missing-labels", "GPU workload missing the team and workload-class labels", "low",
+    why="""GPU quotas, chargeback and cost reports group workloads by team and workload class. A GPU
+    workload without these labels shows up as unattributed spend and escapes per-class policies.""",
+    fix="""Label the workload (and its pod template) with `gpuplane.io/team: <team>` and
+    `gpuplane.io/workload-class: training|inference|batch` (names configurable: `teamLabels`, `classLabels`).""",
+    tags=("gpu", "cost"),
+)
+def gpu024(b: Bundle) -> Iterator[Finding]:
+    for w in b.gpu_workloads():
+        labels = w.labels()
+        missing = []
+        if not any(k in labels for k in b.config.team_labels):
+            missing.append(b.config.team_labels[0] if b.config.team_labels else "team")
+        if not any(k in labels for k in b.config.class_labels):
+            missing.append(b.config.class_labels[0] if b.config.class_labels else "workload-class")
+        if missing:
+            path: Path = ("metadata", "labels") if w.obj.labels else ("metadata",)
+            yield at_workload("GPU024", b, w, path, f"GPU workload has no {' or '.join(missing)} label")
+
+
+def _capacity(b: Bundle, t: PodTemplate, resource: str) -> tuple[int, bool]:
+    """Largest amount of `resource` one node the template may land on holds, and whether any is known."""
+    best, known = 0, False
+    for n in b.matching_nodes(t):
+        if n.resources:
+            known = True
+            best = max(best, n.resources.get(resource, 0))
+        elif (count := quantity(n.labels.get("nvidia.com/gpu.count"))) is not None and resource == "nvidia.com/gpu":
+            known = True
+            best = max(best, int(count))
+    for p in b.matching_pools(t):
+        if p.resources:
+            known = True
+            best = max(best, p.resources.get(resource, 0))
+    return best, known
+
+
+@rule(
+    "GPU025", "gpu-request-exceeds-node", "GPU request larger than any node in the cluster or pool can hold", "high",
+    why="""A pod's GPUs must all come from one node. A request for more GPUs (or MIG slices) than the
+    biggest matching node has can never be scheduled: the pod pends forever and Kueue quota stays
+    reserved for it.""",
+    fix="""Split the job into several pods (e.g. a PyTorchJob or JobSet with one pod per node), or target a
+    pool whose nodes hold that many GPUs.""",
+)
+def gpu025(b: Bundle) -> Iterator[Finding]:
+    offered, _ = _offered_mig(b)
+    for w in b.gpu_workloads(system=True):
+        for t in w.gpu_templates():
+            for res, amount in sorted(t.gpus().items()):
+                if res.startswith("nvidia.com/mig-") and res.removesuffix(".shared") not in offered:
+                    continue  # a profile nobody offers is GPU022's finding
+                cap, known = _capacity(b, t, res)
+                if known and amount > cap:
+                    c = max((c for c in t.containers if res in c.gpus()), key=lambda c: c.gpus()[res])
+                    section = "limits" if res in c.resources("limits") else "requests"
+                    yield at_workload("GPU025", b, w, (*c.path, "resources", section, res),
+                                      f"pod asks for {amount:g} {res} but the largest node it can land on has {cap}")

@@ -1,0 +1,64 @@
+"""GPU013: NVIDIA Container Toolkit or GPU Operator versions with known container-escape CVEs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from gpuplane.audit.bundle import Bundle
+from gpuplane.audit.facts import affected, version_tuple
+from gpuplane.audit.model import Finding, rule
+from gpuplane.audit.objects import K8sObject, Path, as_str, get
+from gpuplane.audit.readers import GPU_OPERATOR_VALUES
+from gpuplane.audit.rules.common import at
+from gpuplane.audit.rules.containers import image_tag
+
+COMPONENT_IMAGES = {"container-toolkit": "container-toolkit", "gpu-operator": "gpu-operator"}
+
+
+def _sources(b: Bundle) -> list[tuple[str, str, K8sObject, Path]]:
+    """(component, version text, object, field) for every version the input declares."""
+    out: list[tuple[str, str, K8sObject, Path]] = []
+    for cp in b.by_kind.get("ClusterPolicy", []) + b.by_kind.get(GPU_OPERATOR_VALUES, []):
+        base: Path = ("spec",) if cp.kind == "ClusterPolicy" else ()
+        version = as_str(get(cp.data, *base, "toolkit", "version"))
+        if version and get(cp.data, *base, "toolkit", "enabled") is not False:
+            out.append(("container-toolkit", version, cp, (*base, "toolkit", "version")))
+        labels = cp.labels
+        chart = labels.get("helm.sh/chart", "")
+        if chart.startswith("gpu-operator-"):
+            out.append(("gpu-operator", chart.removeprefix("gpu-operator-"), cp, ("metadata", "labels", "helm.sh/chart")))
+        elif labels.get("app.kubernetes.io/version") and "gpu-operator" in labels.get("app.kubernetes.io/name", "gpu-operator"):
+            out.append(("gpu-operator", labels["app.kubernetes.io/version"], cp, ("metadata", "labels", "app.kubernetes.io/version")))
+    for w in b.workloads:
+        for t in w.templates:
+            for c in t.containers:
+                repo, tag, _ = image_tag(c.image)
+                component = COMPONENT_IMAGES.get(repo.rsplit("/", 1)[-1])
+                if component and tag:
+                    out.append((component, tag, w.obj, (*c.path, "image")))
+    return out
+
+
+@rule(
+    "GPU013", "gpu-stack-known-cve", "NVIDIA Container Toolkit or GPU Operator version with a known container-escape CVE", "critical",
+    why="""The NVIDIA Container Toolkit runs as root on every GPU node when containers start. Versions with
+    known CVEs (e.g. CVE-2024-0132, CVE-2025-23266 'NVIDIAScape') let a crafted image escape to the
+    host: any tenant who can run an image owns the node and its GPUs.""",
+    fix="""Upgrade the toolkit (GPU Operator `toolkit.version`) or the GPU Operator to a release at or above
+    the fixed versions in `gpuplane/audit/data/cves.yaml` (taken from NVIDIA's security bulletins).""",
+    tags=("gpu", "security", "cve"), system=True, security=True,
+)
+def gpu013(b: Bundle) -> Iterator[Finding]:
+    sources = _sources(b)
+    toolkit_known = any(c == "container-toolkit" for c, _, _, _ in sources)
+    for component, text, obj, path in sources:
+        if component == "gpu-operator" and toolkit_known:
+            continue  # the toolkit version actually deployed decides
+        version = version_tuple(text)
+        if version is None:
+            continue
+        cves = affected(component, version)
+        if cves:
+            ids = ", ".join(c.id for c in cves)
+            fixed = max(c.fixed[component] for c in cves)
+            yield at("GPU013", b, obj, path, f"{component} {text} is affected by {ids}; upgrade to {'.'.join(map(str, fixed))} or later", key=False)
