@@ -79,3 +79,21 @@ def test_spot_price_is_used_for_spot_pools() -> None:
     assert derived.node_hourly_price(spec, spot) == prices.spot_hourly
     assert derived.node_hourly_price(spec, on_demand) == derived.pool_prices(spec, on_demand).on_demand_hourly
     assert prices.spot_hourly < prices.on_demand_hourly
+
+
+def test_time_sliced_pool_shared_by_two_teams_is_a_warning() -> None:
+    text = """\
+cluster: {name: c, provider: eks, region: us-east-1}
+nodePools:
+  - name: l4
+    accelerator: L4
+    vmSize: g6.xlarge
+    maxNodes: 4
+    sharing: {mode: time-slicing, replicas: 4}
+teams:
+  - {name: a, namespaces: [a], quotas: [{pool: l4, nominal: 8}]}
+  - {name: b, namespaces: [b], quotas: [{pool: l4, nominal: 8}]}
+"""
+    _, warnings = parse_spec(text, "ts.yaml")
+    assert [(w.path, w.line) for w in warnings] == [("nodePools[0].sharing.mode", 8)]
+    assert "shared by teams a, b" in warnings[0].message

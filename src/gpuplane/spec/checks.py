@@ -153,6 +153,17 @@ def _cohort_problems(spec: PlatformSpec, at: Report) -> Iterator[Problem]:
             node = parents[node]
 
 
+def _shared_time_slicing(spec: PlatformSpec, at: Report) -> Iterator[Problem]:
+    """Time-slicing and MPS isolate neither memory nor faults: one tenant per such pool."""
+    for index, pool in enumerate(spec.node_pools):
+        if pool.sharing.mode not in ("time-slicing", "mps"):
+            continue
+        teams = [t.name for t in spec.teams if any(q.pool == pool.name for q in t.quotas)]
+        if len(teams) > 1:
+            yield at(("nodePools", index, "sharing", "mode"), f"{pool.sharing.mode} pool {pool.name} is shared "
+                     f"by teams {', '.join(teams)}; it isolates neither memory nor faults between tenants", "warning")
+
+
 def check_spec(spec: PlatformSpec, at: Report) -> list[Problem]:
     """Every semantic problem of a resolved spec (errors and warnings), in input order."""
     problems: list[Problem] = []
@@ -162,6 +173,7 @@ def check_spec(spec: PlatformSpec, at: Report) -> list[Problem]:
         problems += _pool_problems(spec, index, pool, at)
     problems += _team_problems(spec, at)
     problems += _cohort_problems(spec, at)
+    problems += _shared_time_slicing(spec, at)
     for name in spec.costs.pools:
         if spec.pool(name) is None:
             problems.append(at(("costs", "pools", name), f"price override for unknown pool {name!r}", "error"))

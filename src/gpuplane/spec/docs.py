@@ -45,6 +45,7 @@ Beyond types, the loader rejects (error, exit 2) or warns about:
 | duplicate pool or team names; one namespace in two teams; unknown cohort, parent cohort, cohort cycle or priority class; price override for an unknown pool | error |
 | a team quota above what the pool can hold at `maxNodes` (waiver `quota-above-capacity`) | warning |
 | a visualization-only GPU (M60) serving training or inference | warning |
+| a time-sliced or MPS pool holding quota of more than one team (no memory or fault isolation) | warning |
 
 ## Derived facts and the label schema
 
