@@ -95,5 +95,5 @@ teams:
   - {name: b, namespaces: [b], quotas: [{pool: l4, nominal: 8}]}
 """
     _, warnings = parse_spec(text, "ts.yaml")
-    assert [(w.path, w.line) for w in warnings] == [("nodePools[0].sharing.mode", 8)]
+    assert [(w.path, w.line) for w in warnings] == [("nodePools[0].sharing.mode", 7)]
     assert "shared by teams a, b" in warnings[0].message
