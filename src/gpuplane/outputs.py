@@ -11,6 +11,17 @@ import tempfile
 from pathlib import Path
 
 
+def _umask() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return umask
+
+
+def _default_mode() -> int:
+    """The mode a plainly created file gets (0o666 minus the umask); mkstemp would give 0o600."""
+    return 0o666 & ~_umask()
+
+
 def write_text_atomic(path: Path, text: str) -> None:
     """Write a file via a temporary sibling and an atomic rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -18,6 +29,7 @@ def write_text_atomic(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
+        os.chmod(tmp, _default_mode())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -33,6 +45,7 @@ def write_tree_atomic(dest: Path, files: dict[str, str]) -> None:
     dest = dest.resolve()
     dest.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}.new.", dir=dest.parent))
+    os.chmod(staging, 0o777 & ~_umask())
     try:
         for rel, text in sorted(files.items()):
             target = staging / rel
