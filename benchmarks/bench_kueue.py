@@ -1,0 +1,125 @@
+"""Benchmarks of the Kueue admission engine (`gpuplane.kueue`); printed by `make bench`.
+
+1. One scheduling cycle with 500 ClusterQueues in 20 cohorts (5 of them under a parent cohort),
+   50,000 pending and 20,000 admitted workloads, classical and with fair sharing.
+2. 1,000 consecutive cycles on a 50-ClusterQueue cluster where workloads keep arriving and
+   finishing (the simulator's pattern).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from gpuplane.kueue import (
+    Admission,
+    ClusterQueue,
+    Cohort,
+    FlavorQuotas,
+    LocalQueue,
+    PodSet,
+    PodSetAssignment,
+    PreemptionPolicy,
+    ResourceFlavor,
+    ResourceGroup,
+    ResourceQuota,
+    Snapshot,
+    Workload,
+    schedule_cycle,
+)
+
+GPU = "nvidia.com/gpu"
+
+
+def _cq(name: str, cohort: str | None, gpus: int, rng: random.Random) -> ClusterQueue:
+    flavors = (
+        FlavorQuotas("h100", (ResourceQuota(GPU, gpus * 1000), ResourceQuota("cpu", gpus * 16000))),
+        FlavorQuotas("a100", (ResourceQuota(GPU, gpus * 1000, borrowing_limit=gpus * 500), ResourceQuota("cpu", gpus * 16000))),
+    )
+    policy = PreemptionPolicy(
+        within_cluster_queue=rng.choice(["Never", "LowerPriority", "LowerOrNewerEqualPriority"]),
+        reclaim_within_cohort=rng.choice(["Never", "LowerPriority", "Any"]),
+    )
+    return ClusterQueue(name, cohort, (ResourceGroup((GPU, "cpu"), flavors),), preemption=policy)
+
+
+def build_cluster(n_cq: int, n_cohorts: int, pending: int, admitted: int, seed: int = 7) -> list[object]:
+    """Objects for a synthetic cluster: flavors, cohorts (some nested), queues and workloads."""
+    rng = random.Random(seed)
+    objs: list[object] = [ResourceFlavor("h100"), ResourceFlavor("a100")]
+    objs += [Cohort(f"org-{i}") for i in range(n_cohorts // 4)]
+    for i in range(n_cohorts):
+        parent = f"org-{i % max(1, n_cohorts // 4)}" if i % 4 == 0 and n_cohorts >= 4 else None
+        objs.append(Cohort(f"cohort-{i}", parent))
+    for i in range(n_cq):
+        name = f"cq-{i}"
+        objs.append(_cq(name, f"cohort-{i % n_cohorts}", rng.choice([8, 16, 32]), rng))
+        objs.append(LocalQueue(f"ns-{i}", "lq", name))
+    for j in range(admitted):
+        i = j % n_cq
+        gpus = rng.choice([1, 2, 4])
+        w = Workload(f"ns-{i}", f"run-{j}", "lq", priority=rng.choice([0, 100, 1000]), creation_time=float(j),
+                     pod_sets=[PodSet("main", 1, {GPU: gpus, "cpu": gpus * 8})])
+        flavor = "h100" if j % 2 else "a100"
+        w.admission = Admission(f"cq-{i}", [PodSetAssignment("main", {GPU: flavor, "cpu": flavor}, {GPU: gpus * 1000, "cpu": gpus * 8000}, 1)])
+        w.quota_reserved_time = float(j)
+        objs.append(w)
+    for j in range(pending):
+        i = rng.randrange(n_cq)
+        gpus = rng.choice([1, 2, 4, 8])
+        objs.append(Workload(f"ns-{i}", f"job-{j}", "lq", priority=rng.choice([0, 100, 1000]),
+                             creation_time=float(admitted + j), pod_sets=[PodSet("main", rng.choice([1, 2]), {GPU: gpus, "cpu": gpus * 8})]))
+    return objs
+
+
+def _one_cycle(fair: bool) -> tuple[float, float, int]:
+    objs = build_cluster(500, 20, 50_000, 20_000)
+    t0 = time.perf_counter()
+    snap = Snapshot.from_objects(objs, fair_sharing=fair)
+    t1 = time.perf_counter()
+    result = schedule_cycle(snap)
+    t2 = time.perf_counter()
+    return t1 - t0, t2 - t1, len(result.admitted) + len(result.preempted)
+
+
+def _many_cycles(n: int = 1000) -> tuple[float, int]:
+    rng = random.Random(3)
+    objs = build_cluster(50, 5, 0, 0)
+    snap = Snapshot.from_objects(objs)
+    admitted: list[str] = []
+    t0 = time.perf_counter()
+    job = 0
+    total = 0
+    for cycle in range(n):
+        snap.now = float(cycle)
+        for _ in range(3):
+            i = rng.randrange(50)
+            gpus = rng.choice([1, 2, 4])
+            snap.add_workload(Workload(f"ns-{i}", f"j{job}", "lq", priority=rng.choice([0, 100]), creation_time=float(cycle),
+                                       pod_sets=[PodSet("main", 1, {GPU: gpus, "cpu": gpus * 8})]))
+            job += 1
+        result = schedule_cycle(snap)
+        snap.release_preempted()
+        admitted += [a.workload for a in result.admitted]
+        total += len(result.admitted)
+        while len(admitted) > 150:
+            snap.finish(admitted.pop(rng.randrange(len(admitted))))
+    return time.perf_counter() - t0, total
+
+
+def run() -> list[tuple[str, str]]:
+    """Rows of (label, figure)."""
+    rows: list[tuple[str, str]] = []
+    for fair in (False, True):
+        build, cycle, decisions = _one_cycle(fair)
+        tag = "fair sharing" if fair else "classical"
+        rows.append((f"kueue: build snapshot, 500 CQs / 70k workloads ({tag})", f"{build:.2f} s"))
+        rows.append((f"kueue: one cycle, 500 CQs, 50k pending, 20k admitted ({tag})", f"{cycle * 1000:.0f} ms ({decisions} admissions+preemptions)"))
+    elapsed, total = _many_cycles()
+    rows.append(("kueue: 1,000 consecutive cycles, 50 CQs", f"{elapsed:.2f} s ({elapsed:.3f} ms/cycle, {total} admitted)"))
+    return rows
+
+
+if __name__ == "__main__":
+    for label, figure in run():
+        print(f"{label}: {figure}")

@@ -1,0 +1,103 @@
+"""Kueue's admission rules in Python: quota tree, flavors, preemption, fair sharing, cycles.
+
+One implementation used by `gpuplane explain` and by the simulator. Shaped like Kueue:
+`quantity` (exact milli-units), `objects`/`parse`/`load`/`live` (API objects), `resource_node`
+(quota tree), `queues` (heap + inadmissible), `flavor_assigner`, `preemption` (classical),
+`fair_sharing` (DRS, tournament, fair preemption), `scheduler` (the cycle), `reasons`.
+
+Programmatic use (the simulator)::
+
+    from gpuplane.kueue import PodSet, Snapshot, Workload, schedule_cycle
+
+    snap = Snapshot.from_objects(objects, fair_sharing=False)  # parsed ClusterQueues, flavors...
+    snap.now = 0.0                                     # simulated clock (seconds)
+    snap.add_workload(Workload("team-a", "job-1", "lq", priority=100, creation_time=0.0,
+                               pod_sets=[PodSet("main", 4, {"nvidia.com/gpu": 1, "cpu": "8"})]))
+    result = schedule_cycle(snap)                       # admits / issues preemptions in place
+    result.admitted   # [Admitted(workload, cluster_queue, pod_sets=[AdmittedPodSet(name, count, flavors)])]
+    result.preempted  # [Preempted(workload, preemptor, reason, cluster_queue, priority)]
+    snap.release_preempted()   # victims give back quota and are requeued (as after pod termination)
+    snap.finish("team-a/job-1")  # a workload ended: quota released, inadmissible ones retried
+    snap.evict("team-a/job-2", "PodsReadyTimeout")  # evict now, requeued per Kueue's rules
+    pending_report(snap)      # [Pending(workload, cluster_queue, queue 'heap'|'inadmissible', reason)]
+
+Usage is maintained incrementally; a cycle costs time proportional to the number of
+ClusterQueue heads, not to the number of admitted or pending workloads.
+"""
+
+from __future__ import annotations
+
+from gpuplane.kueue.explain import run_explain, to_json
+from gpuplane.kueue.load import load_paths
+from gpuplane.kueue.objects import (
+    Admission,
+    ClusterQueue,
+    Cohort,
+    FairSharingConfig,
+    FlavorFungibility,
+    FlavorQuotas,
+    LabelSelector,
+    LocalQueue,
+    Namespace,
+    PodSet,
+    PodSetAssignment,
+    PreemptionPolicy,
+    PriorityClass,
+    ResourceFlavor,
+    ResourceGroup,
+    ResourceQuota,
+    Taint,
+    Toleration,
+    Workload,
+)
+from gpuplane.kueue.parse import Parsed, parse_documents, parse_objects
+from gpuplane.kueue.quantity import QuantityError, format_quantity, parse_quantity
+from gpuplane.kueue.scheduler import (
+    Admitted,
+    AdmittedPodSet,
+    CycleResult,
+    Pending,
+    Preempted,
+    pending_report,
+    schedule_cycle,
+)
+from gpuplane.kueue.snapshot import Snapshot
+
+__all__ = [
+    "Admission",
+    "Admitted",
+    "AdmittedPodSet",
+    "ClusterQueue",
+    "Cohort",
+    "CycleResult",
+    "FairSharingConfig",
+    "FlavorFungibility",
+    "FlavorQuotas",
+    "LabelSelector",
+    "LocalQueue",
+    "Namespace",
+    "Parsed",
+    "Pending",
+    "PodSet",
+    "PodSetAssignment",
+    "Preempted",
+    "PreemptionPolicy",
+    "PriorityClass",
+    "QuantityError",
+    "ResourceFlavor",
+    "ResourceGroup",
+    "ResourceQuota",
+    "Snapshot",
+    "Taint",
+    "Toleration",
+    "Workload",
+    "format_quantity",
+    "load_paths",
+    "parse_documents",
+    "parse_objects",
+    "parse_quantity",
+    "pending_report",
+    "run_explain",
+    "schedule_cycle",
+    "to_json",
+]

@@ -1,0 +1,97 @@
+"""Assignments for one workload: flavors, preemption targets and partial admission.
+
+Mirrors `scheduler.go: getInitialAssignments` and `flavorassigner/podset_reducer.go`: the full
+size first; if it neither fits nor can preempt, a binary search over reduced pod counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from gpuplane.kueue import resource_node as rn
+from gpuplane.kueue.fair_sharing import fair_targets
+from gpuplane.kueue.flavor_assigner import (
+    MODE_FIT,
+    MODE_PREEMPT,
+    NO_CANDIDATES,
+    PREEMPT,
+    RECLAIM,
+    Assignment,
+    FlavorAssigner,
+)
+from gpuplane.kueue.objects import FR, Workload
+from gpuplane.kueue.preemption import PreemptionCtx, Target, classical_targets, remove_workloads
+from gpuplane.kueue.snapshot import CQState, Snapshot
+
+
+def get_targets(snap: Snapshot, wl: Workload, state: CQState, frs: Iterable[FR], requests: dict[FR, int]) -> list[Target]:
+    """Preemption targets for `wl` (classical or fair sharing, as configured)."""
+    ctx = PreemptionCtx(snap, wl, state, frozenset(frs), requests)
+    if snap.fair_sharing is not None:
+        return fair_targets(ctx, snap.fair_sharing.preemption_strategies)
+    return classical_targets(ctx)
+
+
+def _oracle(snap: Snapshot, wl: Workload, state: CQState) -> object:
+    def simulate(fr: FR, qty: int) -> tuple[int, int, list[str]]:
+        targets = get_targets(snap, wl, state, [fr], {fr: qty})
+        if not targets:
+            return NO_CANDIDATES, rn.lowest_subtree_height(state.node, fr, qty)[0], []
+        pairs = [(t.wl, snap.cqs[t.cq]) for t in targets]
+        remove_workloads(snap, pairs, -1)
+        borrow = rn.lowest_subtree_height(state.node, fr, qty)[0]
+        remove_workloads(snap, pairs, 1)
+        mode = PREEMPT if any(t.cq == state.name for t in targets) else RECLAIM
+        return mode, borrow, [t.wl.key for t in targets]
+
+    return simulate
+
+
+def assignments(snap: Snapshot, wl: Workload, state: CQState) -> tuple[Assignment, list[Target]]:
+    """getInitialAssignments: full size first, then partial admission (PodSetReducer)."""
+    assigner = FlavorAssigner(snap, wl, state, _oracle(snap, wl, state))  # type: ignore[arg-type]
+    full = assigner.assign()
+    mode = full.mode()
+    if mode == MODE_FIT:
+        return full, []
+    if mode == MODE_PREEMPT:
+        targets = get_targets(snap, wl, state, full.frs_need_preemption(), full.usage)
+        if targets:
+            return full, targets
+    if wl.can_be_partially_admitted():
+        found = _reduce(snap, wl, state, assigner)
+        if found is not None:
+            return found
+    return full, []
+
+
+def _reduce(
+    snap: Snapshot, wl: Workload, state: CQState, assigner: FlavorAssigner
+) -> tuple[Assignment, list[Target]] | None:
+    deltas = [ps.count - (ps.min_count if ps.min_count is not None else ps.count) for ps in wl.pod_sets]
+    total = sum(deltas)
+    if total <= 0:
+        return None
+
+    def attempt(i: int) -> tuple[Assignment, list[Target]] | None:
+        counts = [ps.count - (d * i) // total for ps, d in zip(wl.pod_sets, deltas, strict=True)]
+        a = assigner.assign(counts)
+        m = a.mode()
+        if m == MODE_FIT:
+            return a, []
+        if m == MODE_PREEMPT:
+            t = get_targets(snap, wl, state, a.frs_need_preemption(), a.usage)
+            if t:
+                return a, t
+        return None
+
+    lo, hi = 0, total + 1
+    best: tuple[Assignment, list[Target]] | None = None
+    while lo < hi:
+        mid = (lo + hi) // 2
+        got = attempt(mid)
+        if got is not None:
+            best, hi = got, mid
+        else:
+            lo = mid + 1
+    return best

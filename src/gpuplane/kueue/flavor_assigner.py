@@ -1,0 +1,303 @@
+"""Flavor assignment: pick a ResourceFlavor per pod set and resource group (kueue.md §5).
+
+Mirrors `pkg/scheduler/flavorassigner/flavorassigner.go`: flavors are tried in order, each is
+checked for eligibility (taints, node labels) and quota (`fits_resource_quota`), modes are
+ranked by the fungibility preference and the stop rule decides when to stop searching.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from gpuplane.kueue import resource_node as rn
+from gpuplane.kueue.objects import FR, FlavorFungibility, PodSet, ResourceFlavor, ResourceGroup, Workload
+from gpuplane.kueue.quantity import format_quantity
+from gpuplane.kueue.snapshot import CQState, Snapshot
+
+# Granular preemption modes, worst to best (flavorassigner.go).
+NOFIT, NO_CANDIDATES, PREEMPT, RECLAIM, FIT = 0, 1, 2, 3, 4
+# Representative modes of an assignment.
+MODE_NOFIT, MODE_PREEMPT, MODE_FIT = 0, 1, 2
+MODE_NAMES = {MODE_NOFIT: "NoFit", MODE_PREEMPT: "Preempt", MODE_FIT: "Fit"}
+_WORST = (NOFIT, 1 << 30)
+_BEST = (FIT, 0)
+
+Oracle = Callable[[FR, int], tuple[int, int, list[str]]]
+"""Preemption oracle: (fr, quantity) -> (NO_CANDIDATES|PREEMPT|RECLAIM, borrow after, victim keys)."""
+
+
+@dataclass
+class FlavorChoice:
+    """The flavor given to one resource of one pod set."""
+
+    flavor: str
+    mode: int
+    borrow: int
+    tried_idx: int = -1
+
+
+@dataclass
+class PodSetResult:
+    """Flavors chosen for one pod set (empty when it failed) and its total requests."""
+
+    name: str
+    count: int
+    requests: dict[str, int]
+    flavors: dict[str, FlavorChoice] = field(default_factory=dict)
+    failed: bool = False
+
+    def mode(self) -> int:
+        """Worst mode over the pod set's resources."""
+        if self.failed:
+            return MODE_NOFIT
+        if not self.flavors:
+            return MODE_FIT if not any(self.requests.values()) else MODE_NOFIT
+        return min(fc.mode for fc in self.flavors.values())
+
+
+@dataclass
+class Assignment:
+    """The outcome of flavor assignment for a whole workload."""
+
+    podsets: list[PodSetResult] = field(default_factory=list)
+    usage: dict[FR, int] = field(default_factory=dict)
+    borrowing: int = 0
+    reasons: list[str] = field(default_factory=list)
+    last_tried: dict[tuple[int, str], int] = field(default_factory=dict)
+
+    def mode(self) -> int:
+        """RepresentativeMode: the worst mode over all pod sets."""
+        mode = MODE_FIT
+        for ps in self.podsets:
+            mode = min(mode, ps.mode())
+        return mode
+
+    def frs_need_preemption(self) -> set[FR]:
+        """(flavor, resource) pairs whose assigned mode is Preempt."""
+        return {
+            (fc.flavor, res)
+            for ps in self.podsets
+            for res, fc in ps.flavors.items()
+            if fc.mode == MODE_PREEMPT
+        }
+
+    def pending_flavors(self) -> bool:
+        """True when some resource's flavor scan stopped before the last flavor."""
+        return any(idx != -1 for idx in self.last_tried.values())
+
+    def counts(self) -> list[int]:
+        """Pod counts per pod set."""
+        return [ps.count for ps in self.podsets]
+
+
+def is_preferred(a: tuple[int, int], b: tuple[int, int], fung: FlavorFungibility) -> bool:
+    """isPreferred: whether granular mode `a` beats `b` under the fungibility preference."""
+    if a[0] == NOFIT:
+        return False
+    if b[0] == NOFIT:
+        return True
+    a_none, b_none = a[0] == NO_CANDIDATES, b[0] == NO_CANDIDATES
+    if a_none != b_none:
+        return not a_none
+    if fung.preference == "PreemptionOverBorrowing":
+        if a[1] != b[1]:
+            return a[1] < b[1]
+        return a[0] > b[0]
+    if a[0] != b[0]:
+        return a[0] > b[0]
+    return a[1] < b[1]
+
+
+def should_try_next(mode: tuple[int, int], fung: FlavorFungibility) -> bool:
+    """shouldTryNextFlavor: the stop rule of the flavor search."""
+    if mode[0] in (NOFIT, NO_CANDIDATES):
+        return True
+    if mode[0] in (PREEMPT, RECLAIM) and fung.when_can_preempt == "TryNextFlavor":
+        return True
+    return mode[1] > 0 and fung.when_can_borrow == "TryNextFlavor"
+
+
+def _to_assignment_mode(mode: int) -> int:
+    if mode == FIT:
+        return MODE_FIT
+    if mode == NOFIT:
+        return MODE_NOFIT
+    return MODE_PREEMPT
+
+
+def flavor_mismatch(flavor: ResourceFlavor, ps: PodSet) -> str | None:
+    """Why a pod set cannot use a flavor (untolerated taint, node labels), or None."""
+    tolerations = (*ps.tolerations, *flavor.tolerations)
+    for taint in flavor.node_taints:
+        if taint.effect not in ("NoSchedule", "NoExecute"):
+            continue
+        if not any(t.tolerates(taint) for t in tolerations):
+            return f"untolerated taint {taint.key}={taint.value}:{taint.effect} in flavor {flavor.name}"
+    labels = flavor.node_labels
+    for key, value in ps.node_selector.items():
+        if key in labels and labels[key] != value:
+            return f"flavor {flavor.name} doesn't match node affinity (nodeSelector {key}={value})"
+    if ps.affinity_terms is not None:
+        terms = []
+        for term in ps.affinity_terms:
+            kept = tuple(req for req in term if req.key in labels)
+            if not kept:
+                return None
+            terms.append(kept)
+        if terms and not any(all(req.matches(labels) for req in term) for term in terms):
+            return f"flavor {flavor.name} doesn't match node affinity"
+    return None
+
+
+class FlavorAssigner:
+    """Assigns flavors to one workload in one ClusterQueue against the current snapshot."""
+
+    def __init__(self, snap: Snapshot, wl: Workload, state: CQState, oracle: Oracle) -> None:
+        self.snap = snap
+        self.wl = wl
+        self.state = state
+        self.oracle = oracle
+        scan = snap.scan.get(wl.key)
+        self.resume = scan.last_tried if scan and scan.generation == state.generation else {}
+
+    def assign(self, counts: list[int] | None = None) -> Assignment:
+        """Assign flavors to every pod set, with `counts` overriding pod counts (partial admission)."""
+        out = Assignment()
+        has_pods = "pods" in self.state.group_of
+        for i, ps in enumerate(self.wl.pod_sets):
+            count = ps.count if counts is None else counts[i]
+            requests = {res: q * count for res, q in ps.per_pod.items()}
+            if has_pods:
+                requests["pods"] = count * 1000
+            result = PodSetResult(ps.name, count, requests)
+            out.podsets.append(result)
+            if not self._assign_podset(i, ps, result, out):
+                result.failed = True
+                return out
+            for res, fc in result.flavors.items():
+                fr = (fc.flavor, res)
+                out.usage[fr] = out.usage.get(fr, 0) + requests.get(res, 0)
+                out.borrowing = max(out.borrowing, fc.borrow)
+                out.last_tried[(i, res)] = fc.tried_idx
+        return out
+
+    def _assign_podset(self, idx: int, ps: PodSet, result: PodSetResult, out: Assignment) -> bool:
+        for res in sorted(result.requests):
+            qty = result.requests[res]
+            group = self.state.group_of.get(res)
+            if group is None:
+                if qty == 0:
+                    continue
+                out.reasons.append(f"resource {res} unavailable in ClusterQueue {self.state.name}")
+                return False
+            if res in result.flavors:
+                continue
+            reqs = {r: q for r, q in result.requests.items() if r in group.covered_resources}
+            chosen = self._find_flavor(idx, ps, group, reqs, out)
+            if chosen is None:
+                return False
+            result.flavors.update(chosen)
+        return True
+
+    def _find_flavor(
+        self, idx: int, ps: PodSet, group: ResourceGroup, reqs: dict[str, int], out: Assignment
+    ) -> dict[str, FlavorChoice] | None:
+        fung = self.state.spec.flavor_fungibility
+        best: dict[str, FlavorChoice] | None = None
+        best_mode = _WORST
+        first_res = min(reqs) if reqs else ""
+        start = self.resume.get((idx, first_res), -1) + 1
+        attempted = -1
+        n = len(group.flavors)
+        for fidx in range(start if start < n else 0, n):
+            attempted = fidx
+            fname = group.flavors[fidx].name
+            flavor = self.snap.flavors.get(fname)
+            if flavor is None:
+                out.reasons.append(f"flavor {fname} not found")
+                continue
+            why = flavor_mismatch(flavor, ps)
+            if why is not None:
+                out.reasons.append(why)
+                continue
+            choices, rep = self._try_flavor(fname, reqs, out)
+            if not should_try_next(rep, fung):
+                best, best_mode = choices, rep
+                break
+            if is_preferred(rep, best_mode, fung):
+                best, best_mode = choices, rep
+        if best is None:
+            return None
+        tried = -1 if attempted == n - 1 else attempted
+        for fc in best.values():
+            fc.tried_idx = tried
+        return best
+
+    def _try_flavor(
+        self, fname: str, reqs: dict[str, int], out: Assignment
+    ) -> tuple[dict[str, FlavorChoice], tuple[int, int]]:
+        fung = self.state.spec.flavor_fungibility
+        rep = _BEST
+        choices: dict[str, FlavorChoice] = {}
+        for res in sorted(reqs):
+            fr = (fname, res)
+            mode, borrow = self.fits_resource_quota(fr, out.usage.get(fr, 0), reqs[res], out)
+            gm = (mode, borrow)
+            if is_preferred(rep, gm, fung):
+                rep = gm
+            if rep[0] == NOFIT:
+                break
+            choices[res] = FlavorChoice(fname, _to_assignment_mode(mode), borrow)
+        return choices, rep
+
+    def fits_resource_quota(self, fr: FR, assumed: int, request: int, out: Assignment) -> tuple[int, int]:
+        """How `fr` could be used: (granular mode, borrowing level); appends reasons to `out`."""
+        node = self.state.node
+        avail = rn.cq_available(node, fr)
+        maxcap = rn.potential_available(node, fr)
+        val = assumed + request
+        if val > maxcap:
+            out.reasons.append(
+                f"insufficient quota for {fr[1]} in flavor {fr[0]}: needs {format_quantity(val)}, "
+                f"more than the maximum capacity {format_quantity(maxcap)} ({quota_text(self.state, fr)})"
+            )
+            return NOFIT, 0
+        borrow, may_reclaim = rn.lowest_subtree_height(node, fr, val)
+        if val <= avail:
+            return FIT, borrow
+        out.reasons.append(
+            f"needs {format_quantity(val)} {fr[1]} in flavor {fr[0]}; {quota_text(self.state, fr)}; "
+            f"{format_quantity(val - avail)} more needed"
+        )
+        if node.nominal.get(fr, 0) >= val or may_reclaim or self._can_preempt_while_borrowing():
+            mode, borrow_after, victims = self.oracle(fr, val)
+            if victims:
+                out.reasons.append(f"preempting {', '.join(victims)} would make room in flavor {fr[0]}")
+            return mode, borrow_after
+        return NOFIT, borrow
+
+    def _can_preempt_while_borrowing(self) -> bool:
+        pol = self.state.spec.preemption
+        if pol.borrow_within_cohort not in ("", "Never"):
+            return True
+        # Kueue compares with Never only, so an unset ("") reclaimWithinCohort counts here.
+        return self.snap.fair_sharing is not None and pol.reclaim_within_cohort != "Never"
+
+
+def quota_text(state: CQState, fr: FR) -> str:
+    """'team-a has nominal 16, uses 12, may borrow 0; cohort c has 2 free' for one (flavor, resource)."""
+    node = state.node
+    nominal = node.nominal.get(fr, 0)
+    usage = node.usage.get(fr, 0)
+    text = f"{state.name} has nominal {format_quantity(nominal)}, uses {format_quantity(usage)}"
+    parent = node.parent
+    if parent is None:
+        return text + ", no cohort to borrow from"
+    limit = node.borrowing_limit.get(fr)
+    text += ", may borrow " + ("without limit" if limit is None else format_quantity(limit))
+    lend = node.lending_limit.get(fr)
+    if lend is not None:
+        text += f", lends at most {format_quantity(lend)}"
+    free = max(0, rn.available(parent, fr))
+    return text + f"; cohort {parent.name} has {format_quantity(free)} free"

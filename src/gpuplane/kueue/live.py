@@ -1,0 +1,83 @@
+"""Read Kueue objects from a live cluster, read-only, with the official Kubernetes client.
+
+Lists (never watches or writes) ResourceFlavors, ClusterQueues, Cohorts, LocalQueues,
+Workloads and WorkloadPriorityClasses via CustomObjectsApi, and Namespaces and PriorityClasses
+via the core/scheduling APIs. Kinds the cluster does not serve (404) are skipped with a note.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpuplane.errors import InputError
+from gpuplane.kueue.parse import Parsed, parse_objects
+
+GROUP = "kueue.x-k8s.io"
+CLUSTER_SCOPED = (("resourceflavors", "ResourceFlavor"), ("clusterqueues", "ClusterQueue"),
+                  ("cohorts", "Cohort"), ("workloadpriorityclasses", "WorkloadPriorityClass"))
+NAMESPACED = (("localqueues", "LocalQueue"), ("workloads", "Workload"))
+
+
+def _items(resp: Any, api_version: str, kind: str) -> list[dict[str, Any]]:
+    items = resp.get("items", []) if isinstance(resp, dict) else []
+    out = []
+    for item in items:
+        item = dict(item)
+        item.setdefault("apiVersion", api_version)
+        item.setdefault("kind", kind)
+        out.append(item)
+    return out
+
+
+def _list_kueue(api: Any, plural: str, kind: str, notes: list[str], namespaced: bool) -> list[dict[str, Any]]:
+    from kubernetes.client.exceptions import ApiException
+
+    for version in ("v1beta2", "v1beta1", "v1alpha1"):
+        try:
+            # For namespaced kinds this lists across all namespaces (/apis/GROUP/VERSION/PLURAL).
+            resp = api.list_cluster_custom_object(GROUP, version, plural)
+        except ApiException as exc:
+            if exc.status == 404:
+                continue
+            raise
+        return _items(resp, f"{GROUP}/{version}", kind)
+    notes.append(f"the cluster serves no {GROUP} {plural}; skipped")
+    return []
+
+
+def read_cluster(kubeconfig: str, context: str | None = None) -> Parsed:
+    """List the objects admission depends on and parse them; connection errors exit 2."""
+    from kubernetes import client, config
+    from kubernetes.client.exceptions import ApiException
+    from urllib3.exceptions import HTTPError
+
+    try:
+        api_client = config.new_client_from_config(  # type: ignore[no-untyped-call]
+            config_file=kubeconfig, context=context
+        )
+    except Exception as exc:  # the client raises several unrelated types for bad kubeconfigs
+        raise InputError.single(kubeconfig, f"cannot load kubeconfig: {exc}") from exc
+    notes: list[str] = []
+    objects: list[dict[str, Any]] = []
+    try:
+        custom = client.CustomObjectsApi(api_client)
+        for plural, kind in CLUSTER_SCOPED:
+            objects.extend(_list_kueue(custom, plural, kind, notes, False))
+        for plural, kind in NAMESPACED:
+            objects.extend(_list_kueue(custom, plural, kind, notes, True))
+        core = client.CoreV1Api(api_client)
+        namespaces = api_client.sanitize_for_serialization(core.list_namespace())
+        objects.extend(_items(namespaces, "v1", "Namespace"))
+        try:
+            sched = client.SchedulingV1Api(api_client)
+            pcs = api_client.sanitize_for_serialization(sched.list_priority_class())
+            objects.extend(_items(pcs, "scheduling.k8s.io/v1", "PriorityClass"))
+        except ApiException as exc:
+            notes.append(f"cannot list PriorityClasses: {exc.status}")
+    except (ApiException, HTTPError, OSError) as exc:
+        raise InputError.single(kubeconfig, f"cannot read from the cluster: {exc}") from exc
+    finally:
+        api_client.close()
+    parsed = parse_objects(objects, source="<cluster>")
+    parsed.notes[:0] = notes
+    return parsed

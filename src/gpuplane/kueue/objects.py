@@ -1,0 +1,295 @@
+"""Kueue's API objects as plain typed records (the subset admission depends on).
+
+Field names follow `kueue.x-k8s.io/v1beta2`; `parse.py` also reads v1beta1. Quantities are
+integers in milli-units (see `quantity.py`). A `Workload` can be built directly in Python
+(the simulator does) or parsed from YAML; `Workload.problem` carries a misconfiguration that
+makes it inadmissible instead of crashing the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpuplane.kueue.quantity import parse_quantity
+
+FR = tuple[str, str]
+"""A (flavor, resource) pair: the unit every quota and usage is counted in."""
+
+
+@dataclass(frozen=True)
+class Toleration:
+    """A pod or flavor toleration (core/v1 semantics)."""
+
+    key: str = ""
+    operator: str = "Equal"
+    value: str = ""
+    effect: str = ""
+
+    def tolerates(self, taint: Taint) -> bool:
+        """True when this toleration tolerates `taint` (apimachinery `ToleratesTaint`)."""
+        if self.effect and self.effect != taint.effect:
+            return False
+        if self.key and self.key != taint.key:
+            return False
+        if not self.key and self.operator != "Exists":
+            return False
+        if self.operator == "Exists":
+            return True
+        return self.value == taint.value
+
+
+@dataclass(frozen=True)
+class Taint:
+    """A flavor node taint."""
+
+    key: str
+    value: str = ""
+    effect: str = "NoSchedule"
+
+
+@dataclass(frozen=True)
+class SelectorRequirement:
+    """One `matchExpressions` item of a label or node selector."""
+
+    key: str
+    operator: str
+    values: tuple[str, ...] = ()
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        """Evaluate against a label set (In, NotIn, Exists, DoesNotExist, Gt, Lt)."""
+        present = self.key in labels
+        op = self.operator
+        if op == "In":
+            return present and labels[self.key] in self.values
+        if op == "NotIn":
+            return not present or labels[self.key] not in self.values
+        if op == "Exists":
+            return present
+        if op == "DoesNotExist":
+            return not present
+        if op in ("Gt", "Lt") and present and self.values:
+            try:
+                have, want = int(labels[self.key]), int(self.values[0])
+            except ValueError:
+                return False
+            return have > want if op == "Gt" else have < want
+        return False
+
+
+@dataclass(frozen=True)
+class LabelSelector:
+    """A metav1.LabelSelector; an empty one matches everything."""
+
+    match_labels: tuple[tuple[str, str], ...] = ()
+    match_expressions: tuple[SelectorRequirement, ...] = ()
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        """True when every label and expression matches."""
+        if any(labels.get(k) != v for k, v in self.match_labels):
+            return False
+        return all(req.matches(labels) for req in self.match_expressions)
+
+
+@dataclass(frozen=True)
+class ResourceFlavor:
+    """A ResourceFlavor: node labels, taints and tolerations."""
+
+    name: str
+    node_labels: Mapping[str, str] = field(default_factory=dict)
+    node_taints: tuple[Taint, ...] = ()
+    tolerations: tuple[Toleration, ...] = ()
+
+
+@dataclass(frozen=True)
+class ResourceQuota:
+    """Quota of one resource in one flavor: milli-units; None limits mean unlimited / lend all."""
+
+    name: str
+    nominal: int
+    borrowing_limit: int | None = None
+    lending_limit: int | None = None
+
+
+@dataclass(frozen=True)
+class FlavorQuotas:
+    """One flavor entry of a resource group."""
+
+    name: str
+    resources: tuple[ResourceQuota, ...]
+
+
+@dataclass(frozen=True)
+class ResourceGroup:
+    """Resources that always get the same flavor, with flavors in preference order."""
+
+    covered_resources: tuple[str, ...]
+    flavors: tuple[FlavorQuotas, ...]
+
+
+@dataclass(frozen=True)
+class PreemptionPolicy:
+    """ClusterQueue `spec.preemption`; empty strings behave as Never (kueue.md §10.11)."""
+
+    within_cluster_queue: str = "Never"
+    reclaim_within_cohort: str = "Never"
+    borrow_within_cohort: str = "Never"
+    max_priority_threshold: int | None = None
+
+
+@dataclass(frozen=True)
+class FlavorFungibility:
+    """ClusterQueue `spec.flavorFungibility` (v1beta1 Borrow/Preempt mapped to MayStopSearch)."""
+
+    when_can_borrow: str = "MayStopSearch"
+    when_can_preempt: str = "TryNextFlavor"
+    preference: str | None = None
+
+
+@dataclass(frozen=True)
+class ClusterQueue:
+    """A ClusterQueue spec. `namespace_selector=None` matches no namespace (as in Kueue)."""
+
+    name: str
+    cohort: str | None = None
+    resource_groups: tuple[ResourceGroup, ...] = ()
+    namespace_selector: LabelSelector | None = LabelSelector()
+    queueing_strategy: str = "BestEffortFIFO"
+    preemption: PreemptionPolicy = PreemptionPolicy()
+    flavor_fungibility: FlavorFungibility = FlavorFungibility()
+    fair_weight: float = 1.0
+    stop_policy: str = "None"
+
+
+@dataclass(frozen=True)
+class Cohort:
+    """A Cohort object: optional parent, own (shared) quota and fair-sharing weight."""
+
+    name: str
+    parent: str | None = None
+    resource_groups: tuple[ResourceGroup, ...] = ()
+    fair_weight: float = 1.0
+
+
+@dataclass(frozen=True)
+class LocalQueue:
+    """A namespaced LocalQueue pointing at a ClusterQueue."""
+
+    namespace: str
+    name: str
+    cluster_queue: str
+    stop_policy: str = "None"
+
+
+@dataclass(frozen=True)
+class PriorityClass:
+    """A WorkloadPriorityClass or a core PriorityClass (`kind` tells which)."""
+
+    name: str
+    value: int
+    kind: str = "WorkloadPriorityClass"
+
+
+@dataclass(frozen=True)
+class Namespace:
+    """A Namespace and its labels (for ClusterQueue namespaceSelector)."""
+
+    name: str
+    labels: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class PodSet:
+    """A group of identical pods. `requests` are per pod: quantities (`"16Gi"`) or numbers of units."""
+
+    name: str
+    count: int
+    requests: Mapping[str, Any] = field(default_factory=dict)
+    min_count: int | None = None
+    node_selector: Mapping[str, str] = field(default_factory=dict)
+    tolerations: tuple[Toleration, ...] = ()
+    affinity_terms: tuple[tuple[SelectorRequirement, ...], ...] | None = None
+    per_pod: dict[str, int] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.per_pod = {res: parse_quantity(q) for res, q in self.requests.items()}
+
+
+@dataclass
+class PodSetAssignment:
+    """One pod set of `status.admission`: flavors per resource, total usage and admitted count."""
+
+    name: str
+    flavors: dict[str, str]
+    resource_usage: dict[str, int]
+    count: int
+
+
+@dataclass
+class Admission:
+    """`status.admission`: the ClusterQueue and the pod set assignments."""
+
+    cluster_queue: str
+    pod_set_assignments: list[PodSetAssignment]
+
+
+@dataclass
+class Workload:
+    """A Workload: what it asks for, and (when admitted) what it holds.
+
+    `creation_time` is in seconds (any epoch); `priority` is the effective priority. `admission`
+    set means the workload holds quota (QuotaReserved). `evicted` marks a workload already told to
+    leave that still holds its quota until released.
+    """
+
+    namespace: str
+    name: str
+    queue_name: str
+    priority: int = 0
+    creation_time: float = 0.0
+    pod_sets: list[PodSet] = field(default_factory=list)
+    uid: str = ""
+    active: bool = True
+    admission: Admission | None = None
+    evicted: bool = False
+    quota_reserved_time: float | None = None
+    problem: str | None = None
+    source: str = ""
+    requeue_time: float | None = None
+
+    @property
+    def order_time(self) -> float:
+        """Queue-order timestamp: creation, or the eviction time for timeout/check evictions."""
+        return self.creation_time if self.requeue_time is None else self.requeue_time
+
+    @property
+    def key(self) -> str:
+        """`namespace/name`, the identity used everywhere."""
+        return f"{self.namespace}/{self.name}"
+
+    def can_be_partially_admitted(self) -> bool:
+        """True when some pod set declares a minCount below its count."""
+        return any(ps.min_count is not None and ps.min_count < ps.count for ps in self.pod_sets)
+
+    def admitted_usage(self) -> dict[FR, int]:
+        """Quota held per (flavor, resource), from `status.admission` (empty when not admitted)."""
+        usage: dict[FR, int] = {}
+        if self.admission is None:
+            return usage
+        for psa in self.admission.pod_set_assignments:
+            for res, amount in psa.resource_usage.items():
+                flavor = psa.flavors.get(res)
+                if flavor is None:
+                    continue
+                fr = (flavor, res)
+                usage[fr] = usage.get(fr, 0) + amount
+        return usage
+
+
+@dataclass(frozen=True)
+class FairSharingConfig:
+    """The `fairSharing` section of a Kueue Configuration."""
+
+    enable: bool = True
+    preemption_strategies: tuple[str, ...] = ("LessThanOrEqualToFinalShare", "LessThanInitialShare")

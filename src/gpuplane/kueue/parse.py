@@ -1,0 +1,383 @@
+"""Turn Kubernetes objects (dicts from YAML or the API) into `gpuplane.kueue` records.
+
+Reads `kueue.x-k8s.io` v1beta1 and v1beta2 (and v1alpha1 Cohorts), `kind: List`, Namespaces,
+PriorityClasses and the Kueue `Configuration` (also inside its ConfigMap). Unknown kinds are
+skipped with a note. A bad quantity in a Workload becomes that workload's `problem`; a bad
+quantity in a queue definition is an `InputError` pointing at file and line.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from gpuplane.errors import InputError, Problem
+from gpuplane.kueue.objects import (
+    Admission,
+    ClusterQueue,
+    Cohort,
+    FairSharingConfig,
+    FlavorFungibility,
+    FlavorQuotas,
+    LabelSelector,
+    LocalQueue,
+    Namespace,
+    PodSet,
+    PodSetAssignment,
+    PreemptionPolicy,
+    PriorityClass,
+    ResourceFlavor,
+    ResourceGroup,
+    ResourceQuota,
+    SelectorRequirement,
+    Taint,
+    Toleration,
+    Workload,
+)
+from gpuplane.kueue.quantity import QuantityError, parse_quantity
+from gpuplane.yamlio import Document, locate
+
+KUEUE_GROUP = "kueue.x-k8s.io"
+
+
+@dataclass
+class Parsed:
+    """Parsed objects plus notes about what was skipped."""
+
+    objects: list[object] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+class _Bad(Exception):
+    def __init__(self, path: tuple[str | int, ...], message: str) -> None:
+        super().__init__(message)
+        self.path = path
+        self.message = message
+
+
+def parse_time(value: object) -> float:
+    """RFC 3339 timestamp to seconds since the epoch; missing means the zero time (oldest)."""
+    if not value:
+        return 0.0
+    text = str(value).replace("Z", "+00:00")
+    try:
+        return dt.datetime.fromisoformat(text).timestamp()
+    except ValueError:
+        return 0.0
+
+
+def _q(value: object, path: tuple[str | int, ...]) -> int:
+    try:
+        return parse_quantity(value)
+    except QuantityError as exc:
+        raise _Bad(path, str(exc)) from exc
+
+
+def _m(data: object) -> Mapping[str, Any]:
+    return data if isinstance(data, Mapping) else {}
+
+
+def _l(data: object) -> list[Any]:
+    return list(data) if isinstance(data, list) else []
+
+
+def _tolerations(items: object) -> tuple[Toleration, ...]:
+    return tuple(
+        Toleration(
+            key=str(t.get("key", "")),
+            operator=str(t.get("operator", "Equal")),
+            value=str(t.get("value", "")),
+            effect=str(t.get("effect", "")),
+        )
+        for t in _l(items)
+        if isinstance(t, Mapping)
+    )
+
+
+def _requirements(items: object) -> tuple[SelectorRequirement, ...]:
+    return tuple(
+        SelectorRequirement(str(r.get("key", "")), str(r.get("operator", "")), tuple(str(v) for v in _l(r.get("values"))))
+        for r in _l(items)
+        if isinstance(r, Mapping)
+    )
+
+
+def _label_selector(data: object) -> LabelSelector | None:
+    if data is None:
+        return None
+    d = _m(data)
+    labels = tuple(sorted((str(k), str(v)) for k, v in _m(d.get("matchLabels")).items()))
+    return LabelSelector(labels, _requirements(d.get("matchExpressions")))
+
+
+def _groups(spec: Mapping[str, Any], base: tuple[str | int, ...]) -> tuple[ResourceGroup, ...]:
+    groups = []
+    for gi, g in enumerate(_l(spec.get("resourceGroups"))):
+        flavors = []
+        for fi, f in enumerate(_l(_m(g).get("flavors"))):
+            resources = []
+            for ri, r in enumerate(_l(_m(f).get("resources"))):
+                r = _m(r)
+                path = (*base, "resourceGroups", gi, "flavors", fi, "resources", ri)
+                bl = r.get("borrowingLimit")
+                ll = r.get("lendingLimit")
+                resources.append(
+                    ResourceQuota(
+                        str(r.get("name")),
+                        _q(r.get("nominalQuota", 0), (*path, "nominalQuota")),
+                        None if bl is None else _q(bl, (*path, "borrowingLimit")),
+                        None if ll is None else _q(ll, (*path, "lendingLimit")),
+                    )
+                )
+            flavors.append(FlavorQuotas(str(_m(f).get("name")), tuple(resources)))
+        covered = tuple(str(c) for c in _l(_m(g).get("coveredResources")))
+        groups.append(ResourceGroup(covered, tuple(flavors)))
+    return tuple(groups)
+
+
+def _weight(spec: Mapping[str, Any], base: tuple[str | int, ...]) -> float:
+    fs = _m(spec.get("fairSharing"))
+    if "weight" not in fs:
+        return 1.0
+    return _q(fs["weight"], (*base, "fairSharing", "weight")) / 1000
+
+
+_FUNGIBILITY = {"Borrow": "MayStopSearch", "Preempt": "MayStopSearch"}
+
+
+def _cluster_queue(name: str, spec: Mapping[str, Any]) -> ClusterQueue:
+    base = ("spec",)
+    pre = _m(spec.get("preemption"))
+    # Absent `preemption` means Never/Never (Kueue's cache default); a field missing inside a
+    # given `preemption` stays "" as in Kueue's unit tests (the API server would default it).
+    unset = "" if "preemption" in spec else "Never"
+    bwc = _m(pre.get("borrowWithinCohort"))
+    fung = _m(spec.get("flavorFungibility"))
+    threshold = bwc.get("maxPriorityThreshold")
+    return ClusterQueue(
+        name=name,
+        cohort=spec.get("cohortName") or spec.get("cohort") or None,
+        resource_groups=_groups(spec, base),
+        namespace_selector=_label_selector(spec.get("namespaceSelector")),
+        queueing_strategy=str(spec.get("queueingStrategy") or "BestEffortFIFO"),
+        preemption=PreemptionPolicy(
+            within_cluster_queue=str(pre.get("withinClusterQueue") or unset),
+            reclaim_within_cohort=str(pre.get("reclaimWithinCohort") or unset),
+            borrow_within_cohort=str(bwc.get("policy") or "Never"),
+            max_priority_threshold=None if threshold is None else int(threshold),
+        ),
+        flavor_fungibility=FlavorFungibility(
+            when_can_borrow=_FUNGIBILITY.get(str(fung.get("whenCanBorrow")), str(fung.get("whenCanBorrow") or "MayStopSearch")),
+            when_can_preempt=_FUNGIBILITY.get(str(fung.get("whenCanPreempt")), str(fung.get("whenCanPreempt") or "TryNextFlavor")),
+            preference=fung.get("preference"),
+        ),
+        fair_weight=_weight(spec, base),
+        stop_policy=str(spec.get("stopPolicy") or "None"),
+    )
+
+
+def _container_requests(c: Mapping[str, Any], path: tuple[str | int, ...]) -> dict[str, int]:
+    res = _m(c.get("resources"))
+    out = {str(k): _q(v, (*path, "resources", "requests", str(k))) for k, v in _m(res.get("requests")).items()}
+    for k, v in _m(res.get("limits")).items():
+        out.setdefault(str(k), _q(v, (*path, "resources", "limits", str(k))))
+    return out
+
+
+def pod_requests(pod_spec: Mapping[str, Any], path: tuple[str | int, ...]) -> dict[str, int]:
+    """k8s PodRequests: Σ containers, max with each init container, plus overhead (milli-units)."""
+    total: dict[str, int] = {}
+    for i, c in enumerate(_l(pod_spec.get("containers"))):
+        for k, v in _container_requests(_m(c), (*path, "containers", i)).items():
+            total[k] = total.get(k, 0) + v
+    for i, c in enumerate(_l(pod_spec.get("initContainers"))):
+        for k, v in _container_requests(_m(c), (*path, "initContainers", i)).items():
+            total[k] = max(total.get(k, 0), v)
+    for k, v in _m(pod_spec.get("overhead")).items():
+        total[str(k)] = total.get(str(k), 0) + _q(v, (*path, "overhead", str(k)))
+    return total
+
+
+def _affinity(pod_spec: Mapping[str, Any]) -> tuple[tuple[SelectorRequirement, ...], ...] | None:
+    req = _m(_m(_m(pod_spec.get("affinity")).get("nodeAffinity")).get("requiredDuringSchedulingIgnoredDuringExecution"))
+    terms = _l(req.get("nodeSelectorTerms"))
+    if not terms:
+        return None
+    return tuple(_requirements(_m(t).get("matchExpressions")) for t in terms)
+
+
+def _pod_set(ps: Mapping[str, Any], i: int) -> PodSet:
+    path: tuple[str | int, ...] = ("spec", "podSets", i)
+    pod_spec = _m(_m(ps.get("template")).get("spec"))
+    per_pod = pod_requests(pod_spec, (*path, "template", "spec"))
+    min_count = ps.get("minCount")
+    podset = PodSet(
+        name=str(ps.get("name", "main")),
+        count=int(ps.get("count", 1)),
+        requests={},
+        min_count=None if min_count is None else int(min_count),
+        node_selector={str(k): str(v) for k, v in _m(pod_spec.get("nodeSelector")).items()},
+        tolerations=_tolerations(pod_spec.get("tolerations")),
+        affinity_terms=_affinity(pod_spec),
+    )
+    podset.per_pod = per_pod
+    return podset
+
+
+def _condition(status: Mapping[str, Any], kind: str) -> Mapping[str, Any] | None:
+    for c in _l(status.get("conditions")):
+        if _m(c).get("type") == kind and str(_m(c).get("status")) == "True":
+            return _m(c)
+    return None
+
+
+def _admission(status: Mapping[str, Any], pod_sets: list[PodSet]) -> Admission | None:
+    adm = _m(status.get("admission"))
+    if not adm.get("clusterQueue"):
+        return None
+    psas = []
+    by_name = {p.name: p for p in pod_sets}
+    for i, a in enumerate(_l(adm.get("podSetAssignments"))):
+        a = _m(a)
+        name = str(a.get("name", "main"))
+        ps = by_name.get(name)
+        count = int(a.get("count", ps.count if ps else 1))
+        usage_raw = _m(a.get("resourceUsage"))
+        path = ("status", "admission", "podSetAssignments", i, "resourceUsage")
+        usage = {str(k): _q(v, (*path, str(k))) for k, v in usage_raw.items()}
+        if not usage and ps is not None:
+            usage = {r: q * count for r, q in ps.per_pod.items()}
+        flavors = {str(k): str(v) for k, v in _m(a.get("flavors")).items()}
+        psas.append(PodSetAssignment(name, flavors, usage, count))
+    return Admission(str(adm["clusterQueue"]), psas)
+
+
+def _workload(meta: Mapping[str, Any], spec: Mapping[str, Any], status: Mapping[str, Any], source: str) -> Workload:
+    ns = str(meta.get("namespace") or "")
+    wl = Workload(
+        namespace=ns,
+        name=str(meta.get("name")),
+        queue_name=str(spec.get("queueName") or ""),
+        priority=int(spec.get("priority") or 0),
+        creation_time=parse_time(meta.get("creationTimestamp")),
+        uid=str(meta.get("uid") or ""),
+        active=spec.get("active", True) is not False,
+        source=source,
+    )
+    try:
+        wl.pod_sets = [_pod_set(_m(ps), i) for i, ps in enumerate(_l(spec.get("podSets")))]
+        wl.admission = _admission(status, wl.pod_sets)
+    except _Bad as bad:
+        wl.problem = f"Misconfigured: {'.'.join(str(p) for p in bad.path)}: {bad.message} ({source})"
+        wl.admission = None
+        return wl
+    if not wl.queue_name and wl.admission is None:
+        wl.problem = "the Workload has no spec.queueName"
+    reserved = _condition(status, "QuotaReserved")
+    if wl.admission is not None and reserved is not None and reserved.get("lastTransitionTime"):
+        wl.quota_reserved_time = parse_time(reserved.get("lastTransitionTime"))
+    wl.evicted = wl.admission is not None and _condition(status, "Evicted") is not None
+    return wl
+
+
+@dataclass
+class _Ctx:
+    out: Parsed
+    classes: dict[tuple[str, str], PriorityClass] = field(default_factory=dict)
+    wanted_class: dict[int, tuple[str, str]] = field(default_factory=dict)
+
+
+def _object(obj: Mapping[str, Any], source: str, ctx: _Ctx) -> None:
+    kind = str(obj.get("kind", ""))
+    api = str(obj.get("apiVersion", ""))
+    meta, spec = _m(obj.get("metadata")), _m(obj.get("spec"))
+    name = str(meta.get("name", ""))
+    out = ctx.out
+    if kind == "List" or (kind.endswith("List") and "items" in obj):
+        for item in _l(obj.get("items")):
+            if isinstance(item, Mapping):
+                _object(item, source, ctx)
+        return
+    if kind == "Namespace" and api == "v1":
+        out.objects.append(Namespace(name, {str(k): str(v) for k, v in _m(meta.get("labels")).items()}))
+    elif kind == "PriorityClass" and api.startswith("scheduling.k8s.io"):
+        ctx.classes[("PriorityClass", name)] = PriorityClass(name, int(obj.get("value", 0)), kind)
+    elif kind == "ConfigMap":
+        for text in _m(obj.get("data")).values():
+            if isinstance(text, str) and "config.kueue.x-k8s.io" in text:
+                _object(_m(yaml.safe_load(text)), source, ctx)
+    elif kind == "Configuration" and api.startswith("config.kueue.x-k8s.io"):
+        fs = obj.get("fairSharing")
+        if isinstance(fs, Mapping):
+            strategies = tuple(str(s) for s in _l(fs.get("preemptionStrategies")))
+            out.objects.append(FairSharingConfig(fs.get("enable", True) is not False, strategies or FairSharingConfig().preemption_strategies))
+    elif not api.startswith(KUEUE_GROUP + "/"):
+        out.notes.append(f"{source}: skipped {kind or 'object without kind'} {name} ({api or 'no apiVersion'})")
+    elif kind == "ResourceFlavor":
+        taints = tuple(Taint(str(t.get("key", "")), str(t.get("value", "")), str(t.get("effect", "NoSchedule"))) for t in _l(spec.get("nodeTaints")) if isinstance(t, Mapping))
+        labels = {str(k): str(v) for k, v in _m(spec.get("nodeLabels")).items()}
+        out.objects.append(ResourceFlavor(name, labels, taints, _tolerations(spec.get("tolerations"))))
+    elif kind == "ClusterQueue":
+        out.objects.append(_cluster_queue(name, spec))
+    elif kind == "Cohort":
+        parent = spec.get("parentName") or spec.get("parent") or None
+        out.objects.append(Cohort(name, parent, _groups(spec, ("spec",)), _weight(spec, ("spec",))))
+    elif kind == "LocalQueue":
+        out.objects.append(LocalQueue(str(meta.get("namespace") or ""), name, str(spec.get("clusterQueue", "")), str(spec.get("stopPolicy") or "None")))
+    elif kind == "WorkloadPriorityClass":
+        ctx.classes[("WorkloadPriorityClass", name)] = PriorityClass(name, int(obj.get("value", 0)))
+    elif kind == "Workload":
+        if _condition(_m(obj.get("status")), "Finished") is not None:
+            out.notes.append(f"{source}: skipped finished Workload {meta.get('namespace')}/{name}")
+            return
+        wl = _workload(meta, spec, _m(obj.get("status")), source)
+        ref_obj = _m(spec.get("priorityClassRef"))
+        ref = ref_obj.get("name") or spec.get("priorityClassName")
+        source_kind = str(ref_obj.get("kind") or spec.get("priorityClassSource") or "")
+        pc_kind = "PriorityClass" if source_kind in ("PriorityClass", "scheduling.k8s.io/priorityclass") else "WorkloadPriorityClass"
+        if spec.get("priority") is None and ref:
+            ctx.wanted_class[id(wl)] = (pc_kind, str(ref))
+        out.objects.append(wl)
+    else:
+        out.notes.append(f"{source}: skipped {kind} {name} (not used for admission)")
+
+
+def parse_documents(docs: Iterable[Document]) -> Parsed:
+    """Parse YAML documents into Kueue records; raises InputError for bad queue quantities."""
+    ctx = _Ctx(Parsed())
+    problems: list[Problem] = []
+    for doc in docs:
+        if not isinstance(doc.data, Mapping):
+            ctx.out.notes.append(f"{doc.file}:{doc.line}: skipped a document that is not a mapping")
+            continue
+        try:
+            _object(doc.data, f"{doc.file}:{doc.line}", ctx)
+        except _Bad as bad:
+            pos = locate(doc.data, bad.path)
+            problems.append(Problem(doc.file, pos[0] if pos else doc.line, pos[1] if pos else None, ".".join(str(p) for p in bad.path), bad.message))
+        except (TypeError, ValueError) as exc:
+            problems.append(Problem(doc.file, doc.line, None, "", f"cannot read object: {exc}"))
+    if problems:
+        raise InputError(problems)
+    return _resolve_priorities(ctx)
+
+
+def parse_objects(objects: Iterable[Mapping[str, Any]], source: str = "<api>") -> Parsed:
+    """Parse plain dicts (e.g. from the Kubernetes API) into Kueue records."""
+    docs = [Document(data=o, file=source, line=0, index=i) for i, o in enumerate(objects)]
+    return parse_documents(docs)
+
+
+def _resolve_priorities(ctx: _Ctx) -> Parsed:
+    out = ctx.out
+    for obj in out.objects:
+        if isinstance(obj, Workload) and id(obj) in ctx.wanted_class:
+            cls = ctx.classes.get(ctx.wanted_class[id(obj)])
+            if cls is not None:
+                obj.priority = cls.value
+    out.objects.extend(ctx.classes.values())
+    return out

@@ -1,0 +1,267 @@
+"""Classical preemption: which admitted workloads to evict for an incoming one (kueue.md §7).
+
+Mirrors `pkg/scheduler/preemption/preemption.go` and `classical/*.go`: candidates by policy
+(same ClusterQueue, reclaim in cohort, hierarchical advantage), ordered by CandidatesOrdering,
+removed greedily until the workload fits, then minimised by filling back in reverse order.
+Removals are simulated on the live quota tree and always undone before returning.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from gpuplane.kueue import resource_node as rn
+from gpuplane.kueue.candidates import Source, evicted_sorted, merged, source
+from gpuplane.kueue.objects import FR, Workload
+from gpuplane.kueue.snapshot import CQState, Snapshot
+
+IN_CLUSTER_QUEUE = "InClusterQueue"
+IN_COHORT_RECLAMATION = "InCohortReclamation"
+IN_COHORT_FAIR_SHARING = "InCohortFairSharing"
+IN_COHORT_RECLAIM_WHILE_BORROWING = "InCohortReclaimWhileBorrowing"
+
+# Candidate variants (classical/hierarchical_preemption.go).
+NEVER, WITHIN_CQ, HIERARCHICAL, RECLAIM_WITHOUT_BORROWING, RECLAIM_WHILE_BORROWING = range(5)
+_VARIANT_REASON = {
+    WITHIN_CQ: IN_CLUSTER_QUEUE,
+    HIERARCHICAL: IN_COHORT_RECLAMATION,
+    RECLAIM_WITHOUT_BORROWING: IN_COHORT_RECLAMATION,
+    RECLAIM_WHILE_BORROWING: IN_COHORT_RECLAIM_WHILE_BORROWING,
+}
+
+
+@dataclass
+class Target:
+    """A workload to evict, with its ClusterQueue and the preemption reason."""
+
+    wl: Workload
+    cq: str
+    reason: str
+
+
+@dataclass
+class _Cand:
+    wl: Workload
+    cq: CQState
+    lca: rn.Node | None
+    variant: int
+
+
+@dataclass
+class PreemptionCtx:
+    """The incoming workload, its ClusterQueue, the frs needing preemption and its full usage."""
+
+    snap: Snapshot
+    wl: Workload
+    state: CQState
+    frs: frozenset[FR]
+    requests: dict[FR, int]
+
+
+def policy_allows(policy: str, incoming: Workload, cand: Workload) -> bool:
+    """LowerPriority / LowerOrNewerEqualPriority / Any; anything else is Never."""
+    if policy == "LowerPriority":
+        return cand.priority < incoming.priority
+    if policy == "LowerOrNewerEqualPriority":
+        if cand.priority < incoming.priority:
+            return True
+        return cand.priority == incoming.priority and incoming.order_time < cand.order_time
+    return policy == "Any"
+
+
+def uses_resources(snap: Snapshot, wl: Workload, frs: frozenset[FR]) -> bool:
+    """WorkloadUsesResources: the admitted workload holds some fr in `frs`."""
+    usage = snap.usage_of.get(wl.key)
+    return usage is not None and not frs.isdisjoint(usage)
+
+
+def candidate_order_key(wl: Workload, cq_name: str, preemptor_cq: str) -> tuple[int, int, int, float, str, str]:
+    """CandidatesOrdering: evicted first, other CQs first, lower priority, most recently admitted."""
+    reserved = wl.quota_reserved_time if wl.quota_reserved_time is not None else math.inf
+    return (0 if wl.evicted else 1, 1 if cq_name == preemptor_cq else 0, wl.priority, -reserved, wl.uid, wl.key)
+
+
+def remove_workloads(snap: Snapshot, workloads: Iterable[tuple[Workload, CQState]], sign: int = -1) -> None:
+    """Simulate removing (sign=-1) or re-adding (sign=1) admitted workloads' usage."""
+    for wl, state in workloads:
+        rn.add_usage_map(state.node, snap.usage_of.get(wl.key, {}), sign)
+
+
+def workload_fits(ctx: PreemptionCtx, allow_borrowing: bool) -> bool:
+    """workloadFits: every requested fr fits the ClusterQueue's available capacity."""
+    node = ctx.state.node
+    for fr, v in ctx.requests.items():
+        if not allow_borrowing and rn.borrowing_with(node, fr, v):
+            return False
+        if v > rn.cq_available(node, fr):
+            return False
+    return True
+
+
+def cq_is_borrowing(state: CQState, frs: Iterable[FR]) -> bool:
+    """cqIsBorrowing: has a cohort and uses more than nominal in some fr."""
+    if state.node.parent is None:
+        return False
+    return any(rn.is_borrowing(state.node, fr) for fr in frs)
+
+
+def _collect_in_subtree(
+    ctx: PreemptionCtx, current: rn.Node, root: rn.Node, skip: rn.Node | None, adv: bool, out: list[Source]
+) -> None:
+    for child in current.child_cohorts:
+        if child is skip or rn.within_nominal(child, ctx.frs):
+            continue
+        _collect_in_subtree(ctx, child, root, skip, adv, out)
+    policy = ctx.state.spec.preemption.reclaim_within_cohort
+    for child_cq in current.child_cqs:
+        if child_cq is ctx.state.node or rn.within_nominal(child_cq, ctx.frs):
+            continue
+        src = source(ctx.snap, ctx.snap.cqs[child_cq.name], ctx.frs, policy, ctx.wl, root, adv)
+        if src is not None:
+            out.append(src)
+
+
+def _collect_hierarchical(ctx: PreemptionCtx) -> tuple[list[Source], list[Source]]:
+    """Other-CQ candidates: with hierarchical advantage, and priority-based ones."""
+    hier: list[Source] = []
+    prio: list[Source] = []
+    node = ctx.state.node
+    if node.parent is None or ctx.state.spec.preemption.reclaim_within_cohort in ("", "Never"):
+        return hier, prio
+    adv, remaining = rn.quantities_fit_in_quota(node, ctx.requests)
+    prev: rn.Node | None = None
+    for cur in node.path_to_root():
+        _collect_in_subtree(ctx, cur, cur, prev, adv, hier if adv else prio)
+        fits, remaining = rn.quantities_fit_in_quota(cur, remaining)
+        adv = adv or fits
+        prev = cur
+    return hier, prio
+
+
+def _variant(ctx: PreemptionCtx, wl: Workload, src: Source) -> int:
+    if src.state is ctx.state:
+        return WITHIN_CQ
+    if src.advantage:
+        return HIERARCHICAL
+    pol = ctx.state.spec.preemption
+    if pol.borrow_within_cohort in ("", "Never") or wl.priority >= ctx.wl.priority:
+        return RECLAIM_WITHOUT_BORROWING
+    if pol.max_priority_threshold is not None and wl.priority > pol.max_priority_threshold:
+        return RECLAIM_WITHOUT_BORROWING
+    return RECLAIM_WHILE_BORROWING
+
+
+def _prio_cap(ctx: PreemptionCtx, borrow: bool) -> float:
+    """Priority from which priority-based candidates are ReclaimWithoutBorrowing (skipped when borrowing)."""
+    if not borrow:
+        return math.inf
+    pol = ctx.state.spec.preemption
+    if pol.borrow_within_cohort in ("", "Never"):
+        return -math.inf
+    cap = float(ctx.wl.priority)
+    if pol.max_priority_threshold is not None:
+        cap = min(cap, pol.max_priority_threshold + 1)
+    return cap
+
+
+def _candidates(
+    ctx: PreemptionCtx, hier: list[Source], prio: list[Source], same: list[Source], borrow: bool
+) -> Iterator[_Cand]:
+    """The ordered candidate sequence: evicted (hier, prio, same), then the rest, lazily.
+
+    Priority candidates come in ascending priority, so when the attempt allows borrowing the
+    ones at or above the cap (never valid then) end that group early.
+    """
+    cap = _prio_cap(ctx, borrow)
+    for group in (hier, prio, same):
+        for wl, src in evicted_sorted(group):
+            if group is prio and wl.priority >= cap:
+                continue
+            yield _Cand(wl, src.state, src.lca, _variant(ctx, wl, src))
+    for group in (hier, prio, same):
+        for wl, src in merged(group):
+            if group is prio and wl.priority >= cap:
+                break
+            yield _Cand(wl, src.state, src.lca, _variant(ctx, wl, src))
+
+
+def _valid(ctx: PreemptionCtx, cand: _Cand, borrow: bool) -> bool:
+    if cand.cq is ctx.state:
+        return True
+    if borrow and cand.variant == RECLAIM_WITHOUT_BORROWING:
+        return False
+    if rn.within_nominal(cand.cq.node, ctx.frs):
+        return False
+    for node in cand.cq.node.path_to_root():
+        if node is cand.lca:
+            break
+        if rn.within_nominal(node, ctx.frs):
+            return False
+    return True
+
+
+def _under_nominal(ctx: PreemptionCtx) -> bool:
+    node = ctx.state.node
+    return all(node.usage.get(fr, 0) < node.nominal.get(fr, 0) for fr in ctx.frs)
+
+
+def fill_back(ctx: PreemptionCtx, targets: list[Target], allow_borrowing: bool) -> list[Target]:
+    """Minimise: re-add earlier targets in reverse order while the workload still fits."""
+    snap = ctx.snap
+    i = len(targets) - 2
+    while i >= 0:
+        t = targets[i]
+        pair = [(t.wl, snap.cqs[t.cq])]
+        remove_workloads(snap, pair, 1)
+        if workload_fits(ctx, allow_borrowing):
+            targets[i] = targets[-1]
+            targets.pop()
+        else:
+            remove_workloads(snap, pair, -1)
+        i -= 1
+    return targets
+
+
+def restore(snap: Snapshot, targets: list[Target]) -> None:
+    """Undo simulated removals."""
+    remove_workloads(snap, ((t.wl, snap.cqs[t.cq]) for t in targets), 1)
+
+
+def classical_targets(ctx: PreemptionCtx) -> list[Target]:
+    """classicalPreemptions: the victims for `ctx.wl`, or [] when it cannot fit."""
+    pol = ctx.state.spec.preemption
+    same_src = source(ctx.snap, ctx.state, ctx.frs, pol.within_cluster_queue, ctx.wl)
+    same = [same_src] if same_src is not None and same_src.any() else []
+    hier, prio = _collect_hierarchical(ctx)
+    hier = [s for s in hier if s.any()]
+    prio = [s for s in prio if s.any()]
+    if not (same or hier or prio):
+        return []
+    bwc_forbidden = pol.borrow_within_cohort in ("", "Never")
+    if (not hier and not prio) or (bwc_forbidden and not _under_nominal(ctx)):
+        attempts = [True]
+    elif bwc_forbidden and not hier:
+        attempts = [False, True]
+    else:
+        attempts = [True, False]
+    snap = ctx.snap
+    for borrow in attempts:
+        targets: list[Target] = []
+        for cand in _candidates(ctx, hier, prio, same, borrow):
+            if not _valid(ctx, cand, borrow):
+                continue
+            remove_workloads(snap, [(cand.wl, cand.cq)])
+            targets.append(Target(cand.wl, cand.cq.name, _VARIANT_REASON[cand.variant]))
+            if workload_fits(ctx, borrow):
+                targets = fill_back(ctx, targets, borrow)
+                restore(snap, targets)
+                return targets
+        restore(snap, targets)
+    return []
+
+
+def can_always_reclaim(state: CQState) -> bool:
+    """CanAlwaysReclaim: reclaimWithinCohort Any means capacity can be taken back later."""
+    return state.spec.preemption.reclaim_within_cohort == "Any"

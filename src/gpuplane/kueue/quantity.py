@@ -1,0 +1,71 @@
+"""Kubernetes resource quantities as exact integers in milli-units.
+
+`500m` -> 500, `2` -> 2000, `16Gi` -> 16 * 2**30 * 1000. Like `resource.Quantity.MilliValue()`
+in apimachinery, fractions below one milli-unit round up. Python integers are unbounded, so
+sums never overflow.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import ROUND_CEILING, Decimal, InvalidOperation
+
+_BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
+_DECIMAL = {
+    "n": Decimal("1e-9"),
+    "u": Decimal("1e-6"),
+    "m": Decimal("1e-3"),
+    "": Decimal(1),
+    "k": Decimal(10**3),
+    "M": Decimal(10**6),
+    "G": Decimal(10**9),
+    "T": Decimal(10**12),
+    "P": Decimal(10**15),
+    "E": Decimal(10**18),
+}
+_PATTERN = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$")
+
+
+class QuantityError(ValueError):
+    """A text that is not a Kubernetes quantity."""
+
+
+def parse_quantity(value: object) -> int:
+    """Parse a quantity (`"500m"`, `"16Gi"`, `1.5`, `2`) into milli-units; raise QuantityError."""
+    if isinstance(value, bool) or value is None:
+        raise QuantityError(f"invalid quantity {value!r}")
+    if isinstance(value, int):
+        return value * 1000
+    text = str(value).strip()
+    match = _PATTERN.match(text)
+    if match is None:
+        raise QuantityError(f"invalid quantity {value!r}")
+    number, suffix = match.group(1), match.group(2) or ""
+    try:
+        base = Decimal(number)
+    except InvalidOperation as exc:  # pragma: no cover - the pattern already checked it
+        raise QuantityError(f"invalid quantity {value!r}") from exc
+    if suffix in _BINARY:
+        scaled = base * _BINARY[suffix]
+    elif suffix in _DECIMAL:
+        scaled = base * _DECIMAL[suffix]
+    else:
+        scaled = base * (Decimal(10) ** int(suffix[1:]))
+    milli = (scaled * 1000).to_integral_value(rounding=ROUND_CEILING)
+    if milli < 0:
+        raise QuantityError(f"negative quantity {value!r}")
+    return int(milli)
+
+
+def format_quantity(milli: int) -> str:
+    """Render milli-units the way people write them: `500m`, `8`, `16Gi`, `1.5`."""
+    if milli % 1000:
+        if milli % 100 == 0 and abs(milli) < 10**6:
+            return str(Decimal(milli) / 1000)
+        return f"{milli}m"
+    units = milli // 1000
+    if units and units % 2**30 == 0:
+        return f"{units // 2**30}Gi"
+    if units >= 2**20 and units % 2**20 == 0:
+        return f"{units // 2**20}Mi"
+    return str(units)

@@ -1,0 +1,109 @@
+"""Human-readable reasons, with the numbers, for why a workload was not admitted."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gpuplane.kueue import resource_node as rn
+from gpuplane.kueue.objects import Workload
+from gpuplane.kueue.quantity import format_quantity
+
+if TYPE_CHECKING:
+    from gpuplane.kueue.scheduler import Entry
+    from gpuplane.kueue.snapshot import Snapshot
+
+
+def _dedupe(items: list[str]) -> list[str]:
+    seen: set[str] = set()
+    out = []
+    for item in items:
+        if item not in seen:
+            seen.add(item)
+            out.append(item)
+    return out
+
+
+def _victims_text(snap: Snapshot, entry: Entry) -> str:
+    parts = []
+    for t in entry.targets:
+        state = snap.cqs[t.cq]
+        borrowed = 0
+        for fr, v in snap.usage_of.get(t.wl.key, {}).items():
+            over = state.node.usage.get(fr, 0) - state.node.nominal.get(fr, 0)
+            if over > 0:
+                borrowed = max(borrowed, min(over, v))
+        extra = f", borrowing {format_quantity(borrowed)}" if borrowed else ""
+        parts.append(f"{t.wl.key} (priority {t.wl.priority}{extra}, {t.reason})")
+    return "; would preempt " + ", ".join(parts) if parts else ""
+
+
+def describe_entry(snap: Snapshot, entry: Entry) -> str:
+    """Why a head workload was not admitted in this cycle."""
+    from gpuplane.kueue.flavor_assigner import MODE_NOFIT, MODE_PREEMPT
+
+    a = entry.assignment
+    details = "; ".join(_dedupe(a.reasons)) if a is not None else ""
+    mode = entry.mode()
+    if entry.status == "deferred":
+        return "waiting for workloads preempted by another workload to release quota"
+    if entry.status == "skipped":
+        if not details and a is not None:
+            from gpuplane.kueue.flavor_assigner import quota_text
+
+            details = "; ".join(
+                f"needs {format_quantity(v)} {fr[1]} in flavor {fr[0]}; {quota_text(entry.state, fr)}"
+                for fr, v in sorted(a.usage.items())
+            )
+        return f"{entry.message}" + (f": {details}" if details else "")
+    if mode == MODE_PREEMPT and entry.targets:
+        n = len(entry.targets)
+        return f"waiting for {n} preempted workload(s) to release quota" + _victims_text(snap, entry)
+    if mode == MODE_PREEMPT:
+        pol = entry.state.spec.preemption
+        return (
+            "needs preemption but no workload may be preempted "
+            f"(withinClusterQueue {pol.within_cluster_queue}, reclaimWithinCohort "
+            f"{pol.reclaim_within_cohort}, borrowWithinCohort {pol.borrow_within_cohort})"
+            + (f": {details}" if details else "")
+        )
+    if mode == MODE_NOFIT:
+        return "does not fit" + (f": {details}" if details else "")
+    return details or "not admitted"
+
+
+def describe_waiting(snap: Snapshot, wl: Workload) -> str:
+    """Why a workload that was not a head this cycle is waiting."""
+    cq_name, problem = snap.cq_for(wl)
+    if problem is not None:
+        return problem
+    state = snap.cqs.get(cq_name or "")
+    if state is None:
+        return f"ClusterQueue {cq_name} doesn't exist"
+    if state.inactive is not None:
+        return state.inactive
+    ahead = sum(
+        1
+        for other in state.queue.heap_workloads()
+        if (-other.priority, other.order_time, other.key) < (-wl.priority, wl.order_time, wl.key)
+    )
+    return (
+        f"waiting in ClusterQueue {state.name}: only one workload per ClusterQueue is "
+        f"considered per cycle, {ahead} ahead of it"
+    )
+
+
+def cq_summary(snap: Snapshot, cq: str) -> list[tuple[str, str, str, str, str]]:
+    """(flavor, resource, nominal, usage, available) rows for one ClusterQueue."""
+    state = snap.cqs[cq]
+    rows = []
+    for fr in sorted(state.node.nominal):
+        rows.append(
+            (
+                fr[0],
+                fr[1],
+                format_quantity(state.node.nominal[fr]),
+                format_quantity(state.node.usage.get(fr, 0)),
+                format_quantity(rn.cq_available(state.node, fr)),
+            )
+        )
+    return rows

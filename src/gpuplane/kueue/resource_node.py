@@ -1,0 +1,228 @@
+"""The quota tree: ClusterQueues and Cohorts as nodes with subtree quota and usage (kueue.md §2).
+
+Mirrors `pkg/cache/scheduler/resource_node.go`. Usage is maintained incrementally: adding or
+removing a workload walks from its ClusterQueue to the root, passing up only the part that
+exceeds each node's guaranteed (never lent) quota. Nothing is ever recomputed from all workloads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+from gpuplane.kueue.objects import FR, ResourceGroup
+
+
+class Node:
+    """A ClusterQueue or Cohort in the quota tree."""
+
+    __slots__ = (
+        "borrowing_limit",
+        "child_cohorts",
+        "child_cqs",
+        "drs",
+        "h",
+        "is_cq",
+        "lending_limit",
+        "local",
+        "name",
+        "nominal",
+        "parent",
+        "subtree",
+        "usage",
+        "ver",
+        "weight",
+    )
+
+    def __init__(self, name: str, is_cq: bool, weight: float = 1.0) -> None:
+        self.name = name
+        self.is_cq = is_cq
+        self.parent: Node | None = None
+        self.child_cqs: list[Node] = []
+        self.child_cohorts: list[Node] = []
+        self.nominal: dict[FR, int] = {}
+        self.borrowing_limit: dict[FR, int | None] = {}
+        self.lending_limit: dict[FR, int | None] = {}
+        self.subtree: dict[FR, int] = {}
+        self.local: dict[FR, int] = {}
+        self.usage: dict[FR, int] = {}
+        self.weight = weight
+        self.h = 0
+        self.ver = 0
+        self.drs: tuple[int, tuple[float, int]] | None = None
+
+    def __repr__(self) -> str:
+        kind = "CQ" if self.is_cq else "Cohort"
+        return f"<{kind} {self.name}>"
+
+    def set_quotas(self, groups: tuple[ResourceGroup, ...]) -> None:
+        """Record nominal quota and limits per (flavor, resource) from resource groups."""
+        for group in groups:
+            for fq in group.flavors:
+                for rq in fq.resources:
+                    fr = (fq.name, rq.name)
+                    self.nominal[fr] = rq.nominal
+                    self.borrowing_limit[fr] = rq.borrowing_limit
+                    self.lending_limit[fr] = rq.lending_limit
+
+    def path_to_root(self) -> Iterator[Node]:
+        """Ancestors from the parent up to the root."""
+        node = self.parent
+        while node is not None:
+            yield node
+            node = node.parent
+
+    def root(self) -> Node:
+        """The root of this node's tree (itself when it has no parent)."""
+        node = self
+        while node.parent is not None:
+            node = node.parent
+        return node
+
+    def subtree_cqs(self) -> Iterator[Node]:
+        """All ClusterQueues below (or equal to) this node, in tree order."""
+        if self.is_cq:
+            yield self
+            return
+        for cohort in self.child_cohorts:
+            yield from cohort.subtree_cqs()
+        yield from self.child_cqs
+
+    def height(self) -> int:
+        """Distance to the deepest leaf; a cohort with only CQ children has height 1."""
+        return self.h
+
+
+def compute_quotas(root: Node) -> None:
+    """Fill `subtree` and `local` (guaranteed) quota bottom-up for a tree (no usage)."""
+    for child in root.child_cohorts:
+        compute_quotas(child)
+    subtree = dict(root.nominal)
+    for child in (*root.child_cohorts, *root.child_cqs):
+        if child.is_cq:
+            child.subtree = dict(child.nominal)
+            child.local = _guaranteed(child)
+        for fr, q in child.subtree.items():
+            subtree[fr] = subtree.get(fr, 0) + q - child.local.get(fr, 0)
+    root.subtree = subtree
+    root.local = _guaranteed(root)
+    h = min(len(root.child_cqs) + len(root.child_cohorts), 1)
+    for child in root.child_cohorts:
+        h = max(h, child.h + 1)
+    root.h = h
+
+
+def _guaranteed(node: Node) -> dict[FR, int]:
+    """Quota a node never lends: subtree minus lendingLimit (only where a limit is set)."""
+    if node.parent is None:
+        return {}
+    out: dict[FR, int] = {}
+    for fr, limit in node.lending_limit.items():
+        if limit is not None:
+            out[fr] = max(0, node.subtree.get(fr, 0) - limit)
+    return out
+
+
+def add_usage(node: Node | None, fr: FR, delta: int) -> None:
+    """Change usage of `fr` by `delta` (±) at `node`, bubbling the borrowed part to ancestors."""
+    while node is not None and delta:
+        local = node.local.get(fr, 0)
+        old = node.usage.get(fr, 0)
+        new = old + delta
+        node.usage[fr] = new
+        node.ver += 1
+        delta = max(0, new - local) - max(0, old - local)
+        node = node.parent
+
+
+def add_usage_map(node: Node, usage: Mapping[FR, int], sign: int = 1) -> None:
+    """Add (sign=1) or remove (sign=-1) a whole usage map at a ClusterQueue."""
+    for fr, v in usage.items():
+        add_usage(node, fr, sign * v)
+
+
+def available(node: Node, fr: FR) -> int:
+    """Capacity still usable at `node` for `fr` given its limits and ancestors (may be < 0)."""
+    usage = node.usage.get(fr, 0)
+    parent = node.parent
+    if parent is None:
+        return node.subtree.get(fr, 0) - usage
+    local = node.local.get(fr, 0)
+    pa = available(parent, fr)
+    limit = node.borrowing_limit.get(fr)
+    if limit is not None:
+        stored = node.subtree.get(fr, 0) - local
+        used = max(0, usage - local)
+        pa = min(pa, stored - used + limit)
+    return max(0, local - usage) + pa
+
+
+def cq_available(node: Node, fr: FR) -> int:
+    """ClusterQueue available, clamped at zero (ClusterQueueSnapshot.Available)."""
+    return max(0, available(node, fr))
+
+
+def potential_available(node: Node, fr: FR) -> int:
+    """The most `fr` a workload could ever get here, with zero usage everywhere."""
+    parent = node.parent
+    if parent is None:
+        return node.subtree.get(fr, 0)
+    p = node.local.get(fr, 0) + potential_available(parent, fr)
+    limit = node.borrowing_limit.get(fr)
+    if limit is not None:
+        p = min(p, node.subtree.get(fr, 0) + limit)
+    return p
+
+
+def local_available(node: Node, fr: FR) -> int:
+    """Guaranteed quota not yet used at this node."""
+    return max(0, node.local.get(fr, 0) - node.usage.get(fr, 0))
+
+
+def borrowing_with(node: Node, fr: FR, val: int) -> bool:
+    """True when using `val` more would take the node above its subtree quota."""
+    return node.subtree.get(fr, 0) < node.usage.get(fr, 0) + val
+
+
+def is_borrowing(node: Node, fr: FR) -> bool:
+    """Usage above subtree quota (for a CQ: above nominal)."""
+    return node.usage.get(fr, 0) > node.subtree.get(fr, 0)
+
+
+def within_nominal(node: Node, frs: set[FR] | frozenset[FR]) -> bool:
+    """IsWithinNominalInResources: usage ≤ subtree quota for every fr."""
+    return all(node.usage.get(fr, 0) <= node.subtree.get(fr, 0) for fr in frs)
+
+
+def quantities_fit_in_quota(node: Node, requests: Mapping[FR, int]) -> tuple[bool, dict[FR, int]]:
+    """QuantitiesFitInQuota: fits within subtree quota, and what remains for the parent."""
+    fits = True
+    remaining: dict[FR, int] = {}
+    for fr, v in requests.items():
+        if node.usage.get(fr, 0) + v > node.subtree.get(fr, 0):
+            fits = False
+        remaining[fr] = max(0, v - local_available(node, fr))
+    return fits, remaining
+
+
+def lowest_subtree_height(cq: Node, fr: FR, val: int) -> tuple[int, bool]:
+    """FindHeightOfLowestSubtreeThatFits: borrowing level and whether reclaim in hierarchy may help."""
+    if cq.parent is None or not borrowing_with(cq, fr, val):
+        return 0, cq.parent is not None
+    remaining = val - local_available(cq, fr)
+    for node in cq.path_to_root():
+        if not borrowing_with(node, fr, remaining):
+            return node.height(), node.parent is not None
+        remaining -= local_available(node, fr)
+    return cq.root().height(), False
+
+
+def has_cycle(start: Node) -> bool:
+    """True when following parents from `start` loops (such a tree is disabled)."""
+    seen: set[int] = set()
+    node: Node | None = start
+    while node is not None:
+        if id(node) in seen:
+            return True
+        seen.add(id(node))
+        node = node.parent
+    return False

@@ -1,0 +1,249 @@
+"""One scheduling cycle: heads, nominate, order, admit or preempt, requeue (kueue.md §4).
+
+Mirrors `pkg/scheduler/scheduler.go: schedule`. The snapshot is changed in place: admissions
+persist; capacity reserved for preemptors and for Preempt-without-candidates entries lasts only
+for the cycle. Victims are marked evicted and keep their quota until `release_preempted`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from gpuplane.kueue import resource_node as rn
+from gpuplane.kueue.assignment import assignments
+from gpuplane.kueue.fair_sharing import tournament_order
+from gpuplane.kueue.flavor_assigner import MODE_NOFIT, MODE_PREEMPT, Assignment
+from gpuplane.kueue.objects import FR, Admission, PodSetAssignment, Workload
+from gpuplane.kueue.preemption import Target, can_always_reclaim, remove_workloads
+from gpuplane.kueue.queues import HEAP, INADMISSIBLE
+from gpuplane.kueue.reasons import describe_entry, describe_waiting
+from gpuplane.kueue.results import Admitted, AdmittedPodSet, CycleResult, Pending, Preempted
+from gpuplane.kueue.snapshot import CQState, ScanState, Snapshot
+
+GENERIC, FAILED_AFTER_NOMINATION, PENDING_PREEMPTION, NAMESPACE_MISMATCH = (
+    "Generic",
+    "FailedAfterNomination",
+    "PendingPreemption",
+    "NamespaceMismatch",
+)
+
+
+@dataclass
+class Entry:
+    """A head workload being scheduled in this cycle."""
+
+    wl: Workload
+    state: CQState
+    assignment: Assignment | None = None
+    targets: list[Target] = field(default_factory=list)
+    status: str = ""
+    requeue: str = GENERIC
+    message: str = ""
+    inadmissible: bool = False
+
+    def usage(self) -> dict[FR, int]:
+        return self.assignment.usage if self.assignment is not None else {}
+
+    def mode(self) -> int:
+        return self.assignment.mode() if self.assignment is not None else MODE_NOFIT
+
+
+def _heads(snap: Snapshot) -> list[Workload]:
+    heads = []
+    for name in sorted(snap.cqs):
+        state = snap.cqs[name]
+        if state.inactive is not None:
+            continue
+        wl = state.queue.pop()
+        if wl is not None:
+            heads.append(wl)
+    return heads
+
+
+def _nominate(snap: Snapshot, heads: list[Workload]) -> tuple[list[Entry], list[Entry]]:
+    entries: list[Entry] = []
+    bad: list[Entry] = []
+    for wl in heads:
+        cq_name, _ = snap.cq_for(wl)
+        state = snap.cqs[cq_name or ""]
+        e = Entry(wl, state)
+        selector = state.spec.namespace_selector
+        if snap.namespaces is not None:
+            ns = snap.namespaces.get(wl.namespace)
+            if ns is None:
+                e.message = f"namespace {wl.namespace} not found"
+            elif selector is None or not selector.matches(ns.labels):
+                e.message = f"Workload namespace doesn't match ClusterQueue {state.name} selector"
+                e.requeue = NAMESPACE_MISMATCH
+        if e.message:
+            e.inadmissible = True
+            bad.append(e)
+            continue
+        e.assignment, e.targets = assignments(snap, wl, state)
+        snap.scan[wl.key] = ScanState(dict(e.assignment.last_tried), state.generation)
+        entries.append(e)
+    return entries, bad
+
+
+def _classical_order(entries: list[Entry]) -> list[Entry]:
+    def key(e: Entry) -> tuple[int, int, float, str]:
+        borrowing = e.assignment.borrowing if e.assignment is not None else 0
+        return (borrowing, -e.wl.priority, e.wl.order_time, e.state.name)
+
+    return sorted(entries, key=key)
+
+
+def _order(snap: Snapshot, entries: list[Entry]) -> Iterator[Entry]:
+    if snap.fair_sharing is None:
+        yield from _classical_order(entries)
+        return
+    for e in tournament_order(
+        snap,
+        list(entries),
+        lambda x: x.state,  # type: ignore[attr-defined]
+        lambda x: x.usage(),  # type: ignore[attr-defined]
+        lambda x: x.wl,  # type: ignore[attr-defined]
+    ):
+        assert isinstance(e, Entry)
+        yield e
+
+
+def _reserve(e: Entry) -> dict[FR, int]:
+    """resourcesToReserve for a Preempt entry without candidates."""
+    assert e.assignment is not None
+    node = e.state.node
+    out: dict[FR, int] = {}
+    for fr, v in e.assignment.usage.items():
+        nominal, used = node.nominal.get(fr, 0), node.usage.get(fr, 0)
+        if e.assignment.borrowing > 0:
+            limit = node.borrowing_limit.get(fr)
+            out[fr] = v if limit is None else max(0, min(v, nominal + limit - used))
+        else:
+            out[fr] = max(0, min(v, nominal - used))
+    return out
+
+
+def _fits(snap: Snapshot, e: Entry, victims: dict[str, Target]) -> bool:
+    removed = dict(victims)
+    for t in e.targets:
+        removed[t.wl.key] = t
+    pairs = [(t.wl, snap.cqs[t.cq]) for t in removed.values()]
+    remove_workloads(snap, pairs, -1)
+    node = e.state.node
+    ok = all(v <= rn.cq_available(node, fr) for fr, v in e.usage().items())
+    remove_workloads(snap, pairs, 1)
+    return ok
+
+
+def _process(snap: Snapshot, e: Entry, victims: dict[str, Target], reserved: list[tuple[CQState, dict[FR, int]]], result: CycleResult) -> None:
+    mode = e.mode()
+    if mode == MODE_NOFIT:
+        return
+    if mode == MODE_PREEMPT and not e.targets:
+        if not can_always_reclaim(e.state):
+            amount = _reserve(e)
+            rn.add_usage_map(e.state.node, amount, 1)
+            reserved.append((e.state, amount))
+        return
+    if any(t.wl.key in victims for t in e.targets):
+        e.status = "skipped"
+        e.message = "Workload has overlapping preemption targets with another workload"
+        return
+    if not _fits(snap, e, victims):
+        e.status = "skipped"
+        e.message = "Workload no longer fits after processing another workload"
+        return
+    usage = e.usage()
+    rn.add_usage_map(e.state.node, usage, 1)
+    if mode == MODE_PREEMPT:
+        reserved.append((e.state, usage))
+        for t in e.targets:
+            victims[t.wl.key] = t
+            if not t.wl.evicted:
+                snap.cqs[t.cq].mark_evicted(t.wl)
+                result.preempted.append(Preempted(t.wl.key, e.wl.key, t.reason, t.cq, t.wl.priority))
+        e.requeue = PENDING_PREEMPTION
+        snap.scan.pop(e.wl.key, None)
+        return
+    _admit(snap, e, usage, result)
+
+
+def _admit(snap: Snapshot, e: Entry, usage: dict[FR, int], result: CycleResult) -> None:
+    assert e.assignment is not None
+    psas = []
+    out_ps = []
+    for ps in e.assignment.podsets:
+        flavors = {res: fc.flavor for res, fc in sorted(ps.flavors.items())}
+        psas.append(PodSetAssignment(ps.name, flavors, {r: q for r, q in ps.requests.items() if r in flavors}, ps.count))
+        out_ps.append(AdmittedPodSet(ps.name, ps.count, flavors))
+    snap.admit(e.wl, e.state.name, dict(usage), Admission(e.state.name, psas))
+    e.status = "admitted"
+    result.admitted.append(Admitted(e.wl.key, e.state.name, out_ps, e.assignment.borrowing))
+
+
+def _requeue(snap: Snapshot, e: Entry) -> None:
+    q = e.state.queue
+    if e.status == "admitted":
+        return
+    reason = e.requeue
+    if e.status == "skipped" and reason == GENERIC:
+        reason = FAILED_AFTER_NOMINATION
+        snap.scan.pop(e.wl.key, None)
+    if reason == PENDING_PREEMPTION:
+        if q.strategy != "StrictFIFO":
+            q.sticky = e.wl.key
+        q.push(e.wl)
+        return
+    if q.sticky == e.wl.key:
+        q.sticky = None
+    if q.strategy == "StrictFIFO":
+        (q.park if reason == NAMESPACE_MISMATCH else q.push)(e.wl)
+        return
+    pending_flavors = e.assignment is not None and e.assignment.pending_flavors()
+    if reason == FAILED_AFTER_NOMINATION or (not e.inadmissible and pending_flavors):
+        q.push(e.wl)
+        return
+    q.park(e.wl)
+    if not e.inadmissible and reason == GENERIC:
+        q.park_equivalent(e.wl)
+
+
+def schedule_cycle(snap: Snapshot, explain_pending: bool = False) -> CycleResult:
+    """Run one Kueue scheduling cycle on `snap` (mutated) and report what happened.
+
+    With `explain_pending`, `result.pending` lists every waiting workload with its reason
+    (costs time proportional to all pending workloads; `pending_report` gives it on demand).
+    """
+    snap.cycle += 1
+    result = CycleResult(snap.cycle)
+    heads = _heads(snap)
+    entries, bad = _nominate(snap, heads)
+    victims: dict[str, Target] = {}
+    reserved: list[tuple[CQState, dict[FR, int]]] = []
+    for e in _order(snap, entries):
+        _process(snap, e, victims, reserved, result)
+    for state, amount in reserved:
+        rn.add_usage_map(state.node, amount, -1)
+    for e in entries:
+        snap.last_reason[e.wl.key] = describe_entry(snap, e) if e.status != "admitted" else ""
+    for e in bad:
+        snap.last_reason[e.wl.key] = e.message
+    for e in (*entries, *bad):
+        _requeue(snap, e)
+    if explain_pending:
+        result.pending = pending_report(snap)
+    return result
+
+
+def pending_report(snap: Snapshot) -> list[Pending]:
+    """Every workload without quota: its ClusterQueue, queue and reason."""
+    out = []
+    for wl in snap.pending():
+        cq, where = snap.queue_of(wl.key)
+        reason = snap.unqueued.get(wl.key) or snap.last_reason.get(wl.key) or describe_waiting(snap, wl)
+        out.append(Pending(wl.key, cq or "", where or INADMISSIBLE, reason))
+    return out
+
+
+__all__ = ["HEAP", "INADMISSIBLE", "Admitted", "AdmittedPodSet", "CycleResult", "Pending", "Preempted", "schedule_cycle"]

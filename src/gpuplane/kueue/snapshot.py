@@ -1,0 +1,359 @@
+"""The mutable scheduling state: quota tree, queues and workloads, driven cycle after cycle.
+
+`Snapshot.from_objects` builds it from parsed objects; the simulator then calls
+`add_workload`, `finish`, `evict` and `release_preempted` between `schedule_cycle` calls.
+Usage is kept incrementally in the quota tree (see `resource_node.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from gpuplane.kueue import resource_node as rn
+from gpuplane.kueue.objects import (
+    FR,
+    ClusterQueue,
+    Cohort,
+    FairSharingConfig,
+    LabelSelector,
+    LocalQueue,
+    Namespace,
+    PriorityClass,
+    ResourceFlavor,
+    ResourceGroup,
+    Workload,
+)
+from gpuplane.kueue.queues import HEAP, INADMISSIBLE, ClusterQueueQueue
+
+
+@dataclass
+class CQState:
+    """One ClusterQueue: its spec, quota node, queue, admitted workloads and activity."""
+
+    spec: ClusterQueue
+    node: rn.Node
+    queue: ClusterQueueQueue
+    workloads: dict[str, Workload] = field(default_factory=dict)
+    inactive: str | None = None
+    group_of: dict[str, ResourceGroup] = field(default_factory=dict)
+    generation: int = 0
+    wver: int = 0
+    evicted: dict[str, Workload] = field(default_factory=dict)
+    cand_cache: dict[frozenset[FR], tuple[int, list[Workload], list[int]]] = field(default_factory=dict)
+
+    def mark_evicted(self, wl: Workload) -> None:
+        """Record that an admitted workload was told to leave (it keeps its quota for now)."""
+        wl.evicted = True
+        self.evicted[wl.key] = wl
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+
+@dataclass
+class ScanState:
+    """Flavor scan progress of a workload (FlavorFungibilityPreserveScanProgress)."""
+
+    last_tried: dict[tuple[int, str], int]
+    generation: int
+
+
+class Snapshot:
+    """Everything the scheduler reads and changes. Build with `from_objects`."""
+
+    def __init__(self, fair_sharing: FairSharingConfig | None = None) -> None:
+        self.flavors: dict[str, ResourceFlavor] = {}
+        self.cqs: dict[str, CQState] = {}
+        self.cohorts: dict[str, rn.Node] = {}
+        self.local_queues: dict[tuple[str, str], LocalQueue] = {}
+        self.namespaces: dict[str, Namespace] | None = None
+        self.workloads: dict[str, Workload] = {}
+        self.usage_of: dict[str, dict[FR, int]] = {}
+        self.unqueued: dict[str, str] = {}
+        self.last_reason: dict[str, str] = {}
+        self.scan: dict[str, ScanState] = {}
+        self.fair_sharing = fair_sharing
+        self.notes: list[str] = []
+        self.now = 0.0
+        self.cycle = 0
+
+    # ----------------------------------------------------------------- building
+    @classmethod
+    def from_objects(
+        cls,
+        objects: Iterable[object],
+        fair_sharing: bool | FairSharingConfig | None = None,
+    ) -> Snapshot:
+        """Build a snapshot from parsed Kueue objects (flavors, queues, cohorts, workloads...).
+
+        `fair_sharing=True` turns fair sharing on with default strategies; a
+        `FairSharingConfig` among the objects does the same unless `fair_sharing=False`.
+        """
+        objs = list(objects)
+        config = next((o for o in objs if isinstance(o, FairSharingConfig)), None)
+        if fair_sharing is True:
+            config = config or FairSharingConfig()
+        elif isinstance(fair_sharing, FairSharingConfig):
+            config = fair_sharing
+        elif fair_sharing is False:
+            config = None
+        snap = cls(config if config is not None and config.enable else None)
+        cqs = sorted((o for o in objs if isinstance(o, ClusterQueue)), key=lambda c: c.name)
+        cohorts = sorted((o for o in objs if isinstance(o, Cohort)), key=lambda c: c.name)
+        for obj in objs:
+            if isinstance(obj, ResourceFlavor):
+                snap.flavors[obj.name] = obj
+            elif isinstance(obj, LocalQueue):
+                snap.local_queues[(obj.namespace, obj.name)] = obj
+            elif isinstance(obj, Namespace):
+                if snap.namespaces is None:
+                    snap.namespaces = {}
+                snap.namespaces[obj.name] = obj
+        snap._build_tree(cqs, cohorts)
+        if snap.namespaces is None and any(c.namespace_selector != LabelSelector() for c in cqs):
+            snap.notes.append("no Namespace objects in the input: ClusterQueue namespaceSelectors are not checked")
+        workloads = sorted((o for o in objs if isinstance(o, Workload)), key=lambda w: w.key)
+        for wl in workloads:
+            if wl.admission is not None:
+                snap.add_workload(wl)
+        for wl in workloads:
+            if wl.admission is None:
+                snap.add_workload(wl)
+        return snap
+
+    def _build_tree(self, cqs: list[ClusterQueue], cohorts: list[Cohort]) -> None:
+        for cohort in cohorts:
+            node = rn.Node(cohort.name, is_cq=False, weight=cohort.fair_weight)
+            node.set_quotas(cohort.resource_groups)
+            self.cohorts[cohort.name] = node
+        parents = {c.name: c.parent for c in cohorts if c.parent}
+        for cq in cqs:
+            if cq.cohort and cq.cohort not in self.cohorts:
+                self.cohorts[cq.cohort] = rn.Node(cq.cohort, is_cq=False)
+        cyclic = {name for name in parents if _in_cycle(name, parents)}
+        for child, parent in sorted(parents.items()):
+            if child in cyclic:
+                continue  # a cohort tree with a cycle is disabled; keep it unlinked
+            if parent not in self.cohorts:
+                self.cohorts[parent] = rn.Node(parent, is_cq=False)
+            node, pnode = self.cohorts[child], self.cohorts[parent]
+            node.parent = pnode
+            pnode.child_cohorts.append(node)
+        for cq in cqs:
+            node = rn.Node(cq.name, is_cq=True, weight=cq.fair_weight)
+            node.set_quotas(cq.resource_groups)
+            state = CQState(cq, node, ClusterQueueQueue(cq.queueing_strategy))
+            for group in cq.resource_groups:
+                for res in group.covered_resources:
+                    state.group_of.setdefault(res, group)  # first group wins, as RGByResource
+            if cq.cohort:
+                node.parent = self.cohorts[cq.cohort]
+                node.parent.child_cqs.append(node)
+            self.cqs[cq.name] = state
+        for node in self.cohorts.values():
+            if node.parent is None:
+                rn.compute_quotas(node)
+        for state in self.cqs.values():
+            if state.node.parent is None:
+                rn.compute_quotas(state.node)
+            state.inactive = self._inactive_reason(state, cyclic)
+
+    def _inactive_reason(self, state: CQState, cyclic: set[str]) -> str | None:
+        spec = state.spec
+        if spec.stop_policy not in ("", "None"):
+            return f"ClusterQueue {spec.name} is stopped (stopPolicy {spec.stop_policy})"
+        missing = sorted(
+            {fq.name for g in spec.resource_groups for fq in g.flavors if fq.name not in self.flavors}
+        )
+        if missing:
+            return f"ClusterQueue {spec.name} is inactive: flavor(s) {', '.join(missing)} not found"
+        if spec.cohort and spec.cohort in cyclic:
+            return f"ClusterQueue {spec.name} is inactive: cohort {spec.cohort} is part of a cycle"
+        return None
+
+    # ----------------------------------------------------------------- lookups
+    def cq_for(self, wl: Workload) -> tuple[str | None, str | None]:
+        """(ClusterQueue name, problem): resolve the workload's LocalQueue."""
+        if wl.admission is not None:
+            return wl.admission.cluster_queue, None
+        lq = self.local_queues.get((wl.namespace, wl.queue_name))
+        if lq is None:
+            return None, f"LocalQueue {wl.namespace}/{wl.queue_name} doesn't exist"
+        if lq.stop_policy not in ("", "None"):
+            return lq.cluster_queue, f"LocalQueue {wl.namespace}/{wl.queue_name} is stopped"
+        if lq.cluster_queue not in self.cqs:
+            return lq.cluster_queue, f"ClusterQueue {lq.cluster_queue} doesn't exist"
+        return lq.cluster_queue, None
+
+    def queue_of(self, key: str) -> tuple[str | None, str | None]:
+        """(ClusterQueue, `heap`|`inadmissible`) of a pending workload."""
+        wl = self.workloads.get(key)
+        if wl is None:
+            return None, None
+        if key in self.unqueued:
+            cq, _ = self.cq_for(wl)
+            return cq, INADMISSIBLE
+        cq_name, _ = self.cq_for(wl)
+        state = self.cqs.get(cq_name or "")
+        if state is None:
+            return cq_name, None
+        return cq_name, state.queue.where(key)
+
+    def pending(self) -> list[Workload]:
+        """Workloads that hold no quota, sorted by key."""
+        return [w for k, w in sorted(self.workloads.items()) if w.admission is None]
+
+    def admitted(self) -> list[Workload]:
+        """Workloads holding quota (including evicted ones not yet released), sorted by key."""
+        return [w for k, w in sorted(self.workloads.items()) if w.admission is not None]
+
+    # ----------------------------------------------------------------- changes
+    def add_workload(self, wl: Workload) -> None:
+        """Add a workload: admitted ones take their quota, pending ones join their queue."""
+        self.workloads[wl.key] = wl
+        if wl.admission is not None:
+            state = self.cqs.get(wl.admission.cluster_queue)
+            if state is None:
+                self.notes.append(
+                    f"{wl.key}: admitted to unknown ClusterQueue {wl.admission.cluster_queue}; ignored"
+                )
+                return
+            self._charge(state, wl)
+            return
+        self._enqueue(wl)
+
+    def _enqueue(self, wl: Workload) -> None:
+        self.unqueued.pop(wl.key, None)
+        if wl.problem is not None:
+            self.unqueued[wl.key] = wl.problem
+            return
+        if not wl.active:
+            self.unqueued[wl.key] = "the Workload is deactivated (spec.active is false)"
+            return
+        cq_name, problem = self.cq_for(wl)
+        if problem is not None or cq_name is None:
+            self.unqueued[wl.key] = problem or "no ClusterQueue"
+            return
+        self.cqs[cq_name].queue.push(wl)
+
+    def _charge(self, state: CQState, wl: Workload) -> None:
+        usage = wl.admitted_usage()
+        self.usage_of[wl.key] = usage
+        state.workloads[wl.key] = wl
+        state.wver += 1
+        if wl.evicted:
+            state.evicted[wl.key] = wl
+        rn.add_usage_map(state.node, usage, 1)
+
+    def _release(self, wl: Workload) -> CQState | None:
+        """Take a workload's quota back; returns its ClusterQueue."""
+        if wl.admission is None:
+            return None
+        state = self.cqs.get(wl.admission.cluster_queue)
+        usage = self.usage_of.pop(wl.key, None)
+        if state is not None and usage is not None:
+            rn.add_usage_map(state.node, usage, -1)
+            del state.workloads[wl.key]
+            state.evicted.pop(wl.key, None)
+            state.generation += 1
+            state.wver += 1
+        wl.admission = None
+        wl.evicted = False
+        wl.quota_reserved_time = None
+        return state
+
+    def _notify(self, state: CQState | None) -> None:
+        """Capacity may be free: requeue inadmissible workloads of the whole cohort tree."""
+        if state is None:
+            return
+        for cq_node in state.node.root().subtree_cqs():
+            self.cqs[cq_node.name].queue.requeue_inadmissible()
+
+    def finish(self, key: str) -> None:
+        """A workload ended (or was deleted): release its quota or drop it from its queue."""
+        wl = self.workloads.pop(key, None)
+        if wl is None:
+            return
+        self.unqueued.pop(key, None)
+        self.last_reason.pop(key, None)
+        self.scan.pop(key, None)
+        if wl.admission is not None:
+            self._notify(self._release(wl))
+            return
+        cq_name, _ = self.cq_for(wl)
+        if cq_name in self.cqs:
+            self.cqs[cq_name].queue.delete(key)
+
+    def evict(self, key: str, reason: str = "Preempted") -> None:
+        """Evict an admitted workload now: quota released, requeued per Kueue's rules.
+
+        Preempted workloads keep their creation timestamp (back to their old place);
+        evictions for `PodsReadyTimeout` or `AdmissionCheck` requeue with the eviction time.
+        """
+        wl = self.workloads.get(key)
+        if wl is None or wl.admission is None:
+            return
+        state = self._release(wl)
+        if reason in ("PodsReadyTimeout", "AdmissionCheck"):
+            wl.requeue_time = self.now
+        self._enqueue(wl)
+        self._notify(state)
+
+    def evicted_keys(self) -> list[str]:
+        """Workloads told to leave that still hold quota."""
+        return sorted(k for k, w in self.workloads.items() if w.evicted and w.admission is not None)
+
+    def release_preempted(self) -> list[str]:
+        """Release every evicted workload's quota and requeue it; returns their keys."""
+        keys = self.evicted_keys()
+        for key in keys:
+            self.evict(key, "Preempted")
+        return keys
+
+    def admit(self, wl: Workload, cq: str, usage: dict[FR, int], admission: object) -> None:
+        """Record an admission decided by the scheduler (usage already added to the tree)."""
+        from gpuplane.kueue.objects import Admission
+
+        assert isinstance(admission, Admission)
+        state = self.cqs[cq]
+        state.queue.delete(wl.key)
+        wl.admission = admission
+        wl.quota_reserved_time = self.now
+        self.usage_of[wl.key] = usage
+        state.workloads[wl.key] = wl
+        state.wver += 1
+        self.last_reason.pop(wl.key, None)
+        self.scan.pop(wl.key, None)
+
+    def where(self, key: str) -> str:
+        """`admitted`, `heap`, `inadmissible` or `unknown`."""
+        wl = self.workloads.get(key)
+        if wl is None:
+            return "unknown"
+        if wl.admission is not None:
+            return "admitted"
+        return self.queue_of(key)[1] or INADMISSIBLE
+
+
+def _in_cycle(name: str, parents: dict[str, str]) -> bool:
+    """True when following parents from cohort `name` loops."""
+    seen: set[str] = set()
+    cur: str | None = name
+    while cur is not None:
+        if cur in seen:
+            return True
+        seen.add(cur)
+        cur = parents.get(cur)
+    return False
+
+
+def priority_value(classes: dict[str, PriorityClass], name: str | None) -> int:
+    """Value of a (Workload)PriorityClass by name; 0 when unknown."""
+    if not name or name not in classes:
+        return 0
+    return classes[name].value
+
+
+__all__ = ["HEAP", "INADMISSIBLE", "CQState", "ScanState", "Snapshot"]

@@ -1,0 +1,99 @@
+"""Live mode against a local HTTP server replaying recorded Kubernetes API list responses."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+from typer.testing import CliRunner
+
+from gpuplane.cli import app
+from gpuplane.kueue.live import read_cluster
+
+FIXTURES = Path(__file__).parent / "fixtures" / "live"
+
+
+class _Replay(BaseHTTPRequestHandler):
+    methods: ClassVar[list[str]] = []
+
+    def do_GET(self) -> None:
+        type(self).methods.append(f"GET {self.path}")
+        name = self.path.split("?")[0].strip("/").replace("/", "_")
+        file = FIXTURES / f"{name}.json"
+        if file.is_file():
+            body, code = file.read_bytes(), 200
+        else:
+            status = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                      "message": "the server could not find the requested resource", "reason": "NotFound", "code": 404}
+            body, code = json.dumps(status).encode(), 404
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _refuse(self) -> None:
+        type(self).methods.append(f"{self.command} {self.path}")
+        self.send_response(405)
+        self.end_headers()
+
+    do_POST = do_PUT = do_PATCH = do_DELETE = _refuse
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture()
+def kubeconfig(tmp_path: Path) -> Iterator[Path]:
+    _Replay.methods = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Replay)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    port = server.server_address[1]
+    cfg = tmp_path / "kubeconfig"
+    cfg.write_text(
+        "apiVersion: v1\nkind: Config\n"
+        f"clusters:\n- name: replay\n  cluster:\n    server: http://127.0.0.1:{port}\n"
+        "users:\n- name: reader\n  user:\n    token: not-a-secret\n"
+        "contexts:\n- name: replay\n  context: {cluster: replay, user: reader}\n"
+        "- name: other\n  context: {cluster: replay, user: reader}\n"
+        "current-context: replay\n"
+    )
+    yield cfg
+    server.shutdown()
+    server.server_close()
+
+
+def test_reads_kueue_objects_read_only(kubeconfig: Path) -> None:
+    parsed = read_cluster(str(kubeconfig))
+    kinds = sorted({type(o).__name__ for o in parsed.objects})
+    assert kinds == ["ClusterQueue", "LocalQueue", "Namespace", "PriorityClass", "ResourceFlavor", "Workload"]
+    assert all(m.startswith("GET ") for m in _Replay.methods)
+    assert any("/apis/kueue.x-k8s.io/v1beta2/workloads" in m for m in _Replay.methods)
+
+
+def test_live_explain_reclaims_borrowed_gpus(kubeconfig: Path) -> None:
+    result = CliRunner().invoke(app, ["explain", "--kubeconfig", str(kubeconfig), "--context", "other", "-o", "json"])
+    assert result.exit_code == 0, result.output
+    cycle = json.loads(result.stdout)["cycles"][0]
+    assert [(p["workload"], p["preemptor"], p["reason"]) for p in cycle["preempted"]] == [
+        ("team-b/job-train-7-3f2a1", "team-a/job-llm-ft-81c0d", "InCohortReclamation")
+    ]
+
+
+def test_unreachable_cluster_is_a_located_error(tmp_path: Path) -> None:
+    from gpuplane.errors import InputError
+
+    cfg = tmp_path / "kubeconfig"
+    cfg.write_text(
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: x\n  cluster: {server: 'http://127.0.0.1:9'}\n"
+        "users:\n- name: u\n  user: {token: t}\ncontexts:\n- name: x\n  context: {cluster: x, user: u}\ncurrent-context: x\n"
+    )
+    with pytest.raises(InputError) as err:
+        read_cluster(str(cfg))
+    assert str(cfg) in str(err.value)
