@@ -1,9 +1,91 @@
-"""`gpuplane account` commands (not written yet)."""
+"""`gpuplane account` and `gpuplane exporter`: GPU time and cost from Prometheus (thin CLI layer)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated
+
 import typer
+from rich.console import Console
+
+from gpuplane.errors import InputError
+from gpuplane.outputs import write_text_atomic
+
+Url = Annotated[str, typer.Option("--prometheus", help="Prometheus base URL, e.g. http://prometheus:9090 "
+                                  "(a bearer token is read from GPUPLANE_PROMETHEUS_TOKEN).")]
+SpecFile = Annotated[Path, typer.Option("--spec", help="Platform spec (pools, teams, prices).")]
+
+
+def account_command(
+    prometheus: Url,
+    spec_file: SpecFile,
+    since: Annotated[str | None, typer.Option(
+        "--since", help="Window ending now (or at --end): 30m, 6h, 7d, 2w. Default 7d.", show_default=False)] = None,
+    start: Annotated[str | None, typer.Option(
+        "--start", help="Window start: ISO 8601 (UTC if no zone) or Unix seconds.", show_default=False)] = None,
+    end: Annotated[str | None, typer.Option("--end", help="Window end (default now).", show_default=False)] = None,
+    step: Annotated[str | None, typer.Option(
+        "--step", help="Resolution, e.g. 30s (default: 30s up to a week, coarser beyond).",
+        show_default=False)] = None,
+    output: Annotated[str, typer.Option("--output", "-o", help="table, json or csv.")] = "table",
+    report: Annotated[Path | None, typer.Option(
+        "--report", help="Also write the HTML report here.", show_default=False)] = None,
+    export_workload: Annotated[Path | None, typer.Option(
+        "--export-workload", help="Write the observed pods as a gpuplane workload CSV "
+        "(replay with `gpuplane simulate -w FILE`).", show_default=False)] = None,
+) -> None:
+    """Account allocated, useful, idle, failed and unallocated GPU time and its cost from Prometheus."""
+    from gpuplane.account import engine, export
+    from gpuplane.account import output as out
+    from gpuplane.account.report import build_page
+    from gpuplane.spec import load_spec
+
+    if output not in ("table", "json", "csv"):
+        raise InputError.single("--output", f"{output!r} is not one of table, json, csv")
+    spec = load_spec(spec_file)
+    window = engine.resolve_window(since, start, end, step)
+    result = engine.run(prometheus, spec, window, charts=report is not None)
+    if report is not None:
+        build_page(result, spec).write(report)
+    if export_workload is not None:
+        export.export_workloads(result, spec, export_workload)
+    if output == "json":
+        typer.echo(out.to_json(result), nl=False)
+    elif output == "csv":
+        typer.echo(out.to_csv(result), nl=False)
+    else:
+        out.print_tables(result, Console(highlight=False, soft_wrap=False))
+
+
+def exporter_command(
+    prometheus: Url,
+    spec_file: SpecFile,
+    port: Annotated[int, typer.Option("--port", help="Port for /metrics and /healthz.")] = 9480,
+    address: Annotated[str, typer.Option("--address", help="Address to listen on.")] = "0.0.0.0",
+    interval: Annotated[str, typer.Option("--interval", help="How often to recompute from Prometheus.")] = "60s",
+    window: Annotated[str, typer.Option("--window", help="Trailing window the gpuplane_* figures cover.")] = "1h",
+    step: Annotated[str, typer.Option("--step", help="Resolution of the integrals.")] = "30s",
+    once: Annotated[Path | None, typer.Option(
+        "--once", help="Compute once, write the exposition text to this file and exit.", show_default=False)] = None,
+) -> None:
+    """Serve the account views as gpuplane_* Prometheus metrics, with /healthz."""
+    from gpuplane.account import engine
+    from gpuplane.account.exporter import Exporter, serve
+    from gpuplane.spec import load_spec
+
+    spec = load_spec(spec_file)
+    exporter = Exporter(prometheus, spec, window_s=engine.parse_duration(window, "--window"),
+                        step_s=engine.parse_duration(step, "--step"))
+    interval_s = engine.parse_duration(interval, "--interval")
+    if once is not None:
+        if not exporter.refresh():
+            raise InputError.single(exporter.url_shown, exporter.last_error)
+        write_text_atomic(once, exporter.exposition())
+        return
+    serve(exporter, address, port, interval_s)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this family's commands to the app."""
+    """Add `account` and `exporter` to the app."""
+    app.command("account")(account_command)
+    app.command("exporter")(exporter_command)

@@ -1,0 +1,15 @@
+"""The shared report kit: self-contained HTML pages with inline SVG charts, used by account and simulate.
+
+    from gpuplane.report import Page, charts, table
+    page = Page("GPU account").section("Usage", charts.line({...}, title="GPUs"), table([...], rows))
+    page.write(Path("account.html"))
+
+`gpuplane.report.browser.check_in_chromium` renders a page in headless Chromium for tests.
+"""
+
+from __future__ import annotations
+
+from gpuplane.report import charts
+from gpuplane.report.html import Html, Page, cards, figure, note, paragraph, table
+
+__all__ = ["Html", "Page", "cards", "charts", "figure", "note", "paragraph", "table"]
