@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import sys
-import types
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
 from render_helpers import SMALL_SPEC, rendered, small_spec, spec_from
 
 from gpuplane.render import render_all, stream_yaml
-from gpuplane.spec.models import PlatformSpec
 
 
 def test_every_family_has_its_files() -> None:
@@ -51,18 +47,14 @@ def test_unknown_cpu_and_memory_is_a_note_not_a_silent_zero() -> None:
     assert any("cpuPerNode" in note for note in yaml.safe_load(result.files["index.yaml"])["notes"])
 
 
-def test_exporter_manifests_are_included_when_the_account_module_provides_them(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    def exporter_manifests(spec: PlatformSpec) -> list[dict[str, Any]]:
-        return [{"apiVersion": "v1", "kind": "ServiceAccount",
-                 "metadata": {"name": "gpuplane-exporter", "namespace": spec.monitoring.namespace}}]
-
-    module = types.ModuleType("gpuplane.account.manifests")
-    module.exporter_manifests = exporter_manifests  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "gpuplane.account.manifests", module)
+def test_exporter_and_kube_state_metrics_settings_are_rendered() -> None:
     result = render_all(spec_from(SMALL_SPEC))
-    doc = next(d for d in yaml.safe_load_all(result.files["monitoring/gpuplane-exporter.yaml"]) if d)
-    assert doc["kind"] == "ServiceAccount" and doc["metadata"]["namespace"] == "gpu-monitoring"
+    docs = [d for d in yaml.safe_load_all(result.files["monitoring/gpuplane-exporter.yaml"]) if d]
+    kinds = {d["kind"] for d in docs}
+    assert {"Deployment", "Service", "ServiceMonitor", "ServiceAccount"} <= kinds
+    assert all(d["metadata"]["namespace"] == "gpu-monitoring" for d in docs if d["kind"] != "ClusterRole")
+    ksm = yaml.safe_load(result.files["monitoring/kube-state-metrics-values.yaml"])
+    assert any(entry.startswith("nodes=[gpuplane.io/pool") for entry in ksm["metricLabelsAllowlist"])
 
 
 def test_stream_has_only_kubernetes_objects_and_names_the_other_files() -> None:

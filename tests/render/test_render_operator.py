@@ -86,6 +86,7 @@ def test_operator_values_wire_the_configmaps_and_the_mig_strategy() -> None:
     assert values["migManager"]["config"]["name"] == operator.MIG_CONFIGMAP
     assert values["mig"]["strategy"] == "mixed"
     assert values["dcgmExporter"]["serviceMonitor"]["enabled"] is True
+    assert values["dcgmExporter"]["serviceMonitor"]["honorLabels"] is True  # account joins on pod labels
     assert values["driver"]["enabled"] is True
 
 
@@ -118,6 +119,7 @@ KNOWN_VALUE_KEYS = {
     "driver.enabled", "driver.version", "toolkit.enabled", "devicePlugin.enabled",
     "devicePlugin.config.create", "devicePlugin.config.name", "devicePlugin.config.default",
     "dcgmExporter.enabled", "dcgmExporter.serviceMonitor.enabled", "dcgmExporter.serviceMonitor.interval",
+    "dcgmExporter.serviceMonitor.honorLabels",
     "migManager.enabled", "migManager.config.create", "migManager.config.name", "migManager.config.default",
     "mig.strategy", "hostPaths.driverInstallDir",
 }

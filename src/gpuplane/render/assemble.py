@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
 from typing import Any
 
+from gpuplane.account.manifests import exporter_manifests
 from gpuplane.render import dashboard, kueue, monitoring, operator, tenancy
 from gpuplane.render.nodepools import gke, nodepool_file
 from gpuplane.render.writer import IndexEntry, RenderResult, index_markdown, index_yaml
 from gpuplane.spec.models import PlatformSpec
-
-ExporterManifests = Callable[[PlatformSpec], list[dict[str, Any]]]
 
 
 def _kueue_files(spec: PlatformSpec, api: str, result: RenderResult) -> None:
@@ -65,16 +62,6 @@ def _device_files(spec: PlatformSpec, result: RenderResult) -> None:
     result.notes.extend(operator.operator_notes(spec))
 
 
-def _exporter_manifests() -> ExporterManifests | None:
-    """The account engineer's `exporter_manifests(spec)`, when that module exists."""
-    try:
-        module = importlib.import_module("gpuplane.account.manifests")
-    except ImportError:
-        return None
-    func = getattr(module, "exporter_manifests", None)
-    return func if callable(func) else None
-
-
 def _monitoring_files(spec: PlatformSpec, result: RenderResult) -> None:
     result.add_objects("monitoring/prometheus-rules.yaml", "monitoring", "alerts: GPU allocated but idle, XID "
                        "errors, GPU work pending too long, pool at maxNodes", [monitoring.prometheus_rule(spec)])
@@ -82,12 +69,11 @@ def _monitoring_files(spec: PlatformSpec, result: RenderResult) -> None:
                     "and financial views (import it, or use the ConfigMap)", dashboard.dashboard_json(spec))
     result.add_objects("monitoring/grafana-dashboard-configmap.yaml", "monitoring", "the dashboard for Grafana's "
                        "sidecar (label grafana_dashboard=1)", [dashboard.dashboard_configmap(spec)])
-    exporter = _exporter_manifests()
-    if exporter is not None:
-        result.add_objects("monitoring/gpuplane-exporter.yaml", "monitoring", "the gpuplane exporter that serves "
-                           "the gpuplane_* metrics the dashboard and alerts read", exporter(spec))
-    else:
-        result.notes.append("gpuplane exporter manifests not rendered (gpuplane.account.manifests not available)")
+    result.add_objects("monitoring/gpuplane-exporter.yaml", "monitoring", "the gpuplane exporter that serves "
+                       "the gpuplane_* metrics the dashboard and alerts read", exporter_manifests(spec))
+    result.add_text("monitoring/kube-state-metrics-values.yaml", "monitoring", "kube-state-metrics Helm values: "
+                    "export the node and pod labels gpuplane account and the dashboard join on",
+                    monitoring.kube_state_metrics_values_text())
 
 
 def _quota_notes(spec: PlatformSpec) -> list[str]:

@@ -182,7 +182,9 @@ def operator_values(spec: PlatformSpec) -> dict[str, Any]:
     values["devicePlugin"] = plugin
     values["dcgmExporter"] = {
         "enabled": True,
-        "serviceMonitor": {"enabled": True, "interval": DCGM_SERVICE_MONITOR_INTERVAL},
+        # honorLabels keeps the exporter's pod/namespace labels (the GPU's workload) instead of
+        # the scrape target's (the exporter's own pod); gpuplane account joins on them.
+        "serviceMonitor": {"enabled": True, "interval": DCGM_SERVICE_MONITOR_INTERVAL, "honorLabels": True},
     }
     mig_manager: dict[str, Any] = {"enabled": has_mig and not native}
     if mig_parted_config(spec):
