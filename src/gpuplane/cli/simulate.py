@@ -1,9 +1,192 @@
-"""`gpuplane simulate` commands (not written yet)."""
+"""`gpuplane simulate`: replay a workload through the platform's real policies (the digital twin)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
 import typer
+from rich.console import Console
+
+from gpuplane.errors import InputError
+
+if TYPE_CHECKING:
+    from gpuplane.sim.session import RunResult
+
+
+def _progress_bar(console: Console):  # type: ignore[no-untyped-def]
+    """A rich progress bar over simulated days (only on a terminal)."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(
+        TextColumn("simulating"),
+        BarColumn(),
+        TextColumn("simulated day {task.fields[day]:.1f}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+        disable=not console.is_terminal,
+    )
+
+
+def simulate_command(
+    specs: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            help="Platform spec files; several = what-if side by side. None: the built-in example platform.",
+            show_default=False,
+        ),
+    ] = None,
+    workload: Annotated[
+        Path | None,
+        typer.Option(
+            "--workload",
+            "-w",
+            help="Trace or gpuplane CSV (default: the built-in synthetic week).",
+            show_default=False,
+        ),
+    ] = None,
+    fmt: Annotated[
+        str, typer.Option("--format", help="Trace format (auto-detected from the header).")
+    ] = "auto",
+    seed: Annotated[
+        int, typer.Option("--seed", help="Seed of every random process (same seed, same output).")
+    ] = 0,
+    team_map: Annotated[
+        Path | None,
+        typer.Option("--team-map", help="YAML mapping trace queues/users to spec teams.", show_default=False),
+    ] = None,
+    strict: Annotated[bool, typer.Option("--strict", help="A bad trace row fails the run (exit 2).")] = False,
+    limit: Annotated[
+        int | None, typer.Option("--limit", help="Read at most this many trace rows.", show_default=False)
+    ] = None,
+    json_out: Annotated[
+        Path | None, typer.Option("--json", help="Write metrics as JSON.", show_default=False)
+    ] = None,
+    csv_out: Annotated[
+        Path | None,
+        typer.Option(
+            "--csv", help="Write the per-workload CSV (what-if: -1, -2... suffixes).", show_default=False
+        ),
+    ] = None,
+    report: Annotated[
+        Path | None,
+        typer.Option(
+            "--report",
+            help="Write the HTML report (default report.html with no arguments).",
+            show_default=False,
+        ),
+    ] = None,
+    horizon_hours: Annotated[
+        float | None,
+        typer.Option(
+            "--horizon-hours",
+            help="Stop after this many simulated hours (default: until nothing can happen).",
+            show_default=False,
+        ),
+    ] = None,
+    spot_rate: Annotated[
+        float | None,
+        typer.Option("--spot-eviction-rate", help="Spot evictions per node-hour.", show_default=False),
+    ] = None,
+    failure_rate: Annotated[
+        float | None,
+        typer.Option("--node-failure-rate", help="Node failures per node-hour.", show_default=False),
+    ] = None,
+    provisioning: Annotated[
+        float | None,
+        typer.Option(
+            "--provisioning-delay", help="Seconds from scale-up to a ready GPU node.", show_default=False
+        ),
+    ] = None,
+    unneeded: Annotated[
+        float | None,
+        typer.Option(
+            "--scale-down-unneeded", help="Seconds a node stays empty before scale-down.", show_default=False
+        ),
+    ] = None,
+    ckpt_interval: Annotated[
+        float | None,
+        typer.Option(
+            "--checkpoint-interval",
+            help="Add checkpointing every N s of run to training that has none.",
+            show_default=False,
+        ),
+    ] = None,
+    ckpt_write: Annotated[
+        float, typer.Option("--checkpoint-write", help="Seconds one checkpoint write takes.")
+    ] = 60.0,
+    ckpt_restore: Annotated[
+        float, typer.Option("--checkpoint-restore", help="Seconds a restore takes.")
+    ] = 120.0,
+    units: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--unit",
+            help="Accepted units per completed workload of a class, "
+            "e.g. --unit inference=0 (default 1 each).",
+            show_default=False,
+        ),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No terminal summary.")] = False,
+) -> None:
+    """Simulate workloads on one or more platforms: queue time, utilization, cost per accepted unit.
+
+    With no arguments: the built-in example platform on the built-in synthetic week; writes report.html.
+    """
+    from gpuplane.sim.cli_support import Options, execute
+
+    options = Options(
+        specs=list(specs or []),
+        workload=workload,
+        fmt=fmt,
+        seed=seed,
+        team_map=team_map,
+        strict=strict,
+        limit=limit,
+        json_out=json_out,
+        csv_out=csv_out,
+        report=report,
+        horizon_hours=horizon_hours,
+        spot_rate=spot_rate,
+        failure_rate=failure_rate,
+        provisioning=provisioning,
+        unneeded=unneeded,
+        ckpt_interval=ckpt_interval,
+        ckpt_write=ckpt_write,
+        ckpt_restore=ckpt_restore,
+        units=list(units or []),
+    )
+    console = Console(highlight=False, soft_wrap=True)
+    err = Console(stderr=True, highlight=False)
+    with _progress_bar(err) as bar:
+        task = bar.add_task("simulate", total=1, day=0.0)
+
+        def progress(now: float, submitted: float) -> None:
+            bar.update(task, completed=submitted, day=now / 86400.0)
+
+        try:
+            results, written = execute(options, progress)
+        except ValueError as exc:
+            raise InputError.single("<command line>", str(exc)) from None
+    _report_skipped(err, results)
+    if not quiet:
+        from gpuplane.sim.summary import print_summary
+
+        print_summary(console, results)
+    for path in written:
+        err.print(f"wrote {path}", markup=False)
+
+
+def _report_skipped(err: Console, results: list[RunResult]) -> None:
+    """Bad trace rows are never silent: each skipped row with its line (the first 20), then a count."""
+    problems = results[0].problems if results else []
+    for problem in problems[:20]:
+        err.print(str(problem), markup=False)
+    if problems:
+        err.print(f"{len(problems)} bad trace rows were skipped (--strict makes them fail the run)", markup=False)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this family's commands to the app."""
+    """Add `gpuplane simulate`."""
+    app.command("simulate")(simulate_command)

@@ -1,0 +1,160 @@
+"""Benchmarks of `gpuplane simulate`: wall time, peak memory, simulated jobs/s and events/s.
+
+Cases: the full Philly trace (philly-pollux, 82,247 jobs, 15 virtual clusters) on a platform sized
+like Philly; the same with spot evictions and checkpointing; a 10x synthetic trace (~800,000
+jobs, to show how cost grows with jobs); and Alibaba's openb pods on time-sliced GPUs.
+Each case runs in a forked child so its peak RSS is its own. Traces come from ../shared.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import resource
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared" / "reference" / "traces"
+PHILLY = SHARED / "philly-pollux" / "philly.csv"
+OPENB = SHARED / "alibaba-gpu-v2023-openb" / "openb_pod_list_default.csv"
+# GPUs per VC from philly_vc.csv (nodes x 8); VCs it does not list get one node.
+PHILLY_VC_NODES = {
+    "6214e9": 64, "7f04ca": 32, "11cb48": 16, "b436b2": 64, "ee9e8c": 64, "e13805": 16,
+    "6c71a0": 32, "2869ce": 16, "ed69ec": 8, "103959": 8, "0e4a51": 32,
+}
+
+
+def philly_spec(queues: list[str], *, spot: bool = False) -> Any:
+    """A Philly-sized platform: 8-GPU nodes, one team per virtual cluster, one cohort."""
+    from gpuplane.spec import PlatformSpec
+
+    nodes = sum(PHILLY_VC_NODES.get(q, 1) for q in queues)
+    return PlatformSpec.model_validate({
+        "cluster": {"name": "philly", "provider": "generic"},
+        "nodePools": [{
+            "name": "gpu", "accelerator": "A100-40GB", "gpusPerNode": 8, "minNodes": 0 if spot else nodes,
+            "maxNodes": nodes, "spot": {"enabled": spot}, "workloadClasses": ["training", "batch", "inference"],
+        }],
+        "teams": [
+            {"name": q, "namespaces": [q], "quotas": [{"pool": "gpu", "nominal": PHILLY_VC_NODES.get(q, 1) * 8}]}
+            for q in queues
+        ],
+        "queueing": {"defaultCohort": "philly", "cohorts": [{"name": "philly"}],
+                     "preemption": {"withinClusterQueue": "Never", "reclaimWithinCohort": "Never"}},
+        "costs": {"pools": {"gpu": {"onDemandHourly": 24.0, "spotHourly": 8.0}}},
+    })
+
+
+def _measure(name: str, build: Callable[[], tuple[Any, list[Any], Any]], out: Any) -> None:
+    from gpuplane.sim.run import simulate
+
+    spec, workloads, config = build()
+    start = time.perf_counter()
+    outcome = simulate(spec, workloads, config)
+    wall = time.perf_counter() - start
+    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out.put((name, wall, peak_mib, len(workloads), outcome.events, outcome.cycles))
+
+
+def _philly(spot: bool) -> Callable[[], tuple[Any, list[Any], Any]]:
+    def build() -> tuple[Any, list[Any], Any]:
+        from gpuplane.sim.config import SimConfig
+        from gpuplane.traces import Checkpoint, with_checkpoint
+        from gpuplane.traces.load import load_workload
+
+        ws = load_workload(PHILLY)
+        queues = ws.queues
+        workloads = list(ws)
+        config = SimConfig(seed=1)
+        if spot:
+            ckpt = Checkpoint(interval_s=1800, write_s=60, restore_s=300)
+            workloads = [with_checkpoint(w, ckpt) for w in workloads]
+            config = SimConfig(seed=1, spot_evictions_per_node_hour=0.01)
+        return philly_spec(queues, spot=spot), workloads, config
+    return build
+
+
+def _synthetic(factor: int) -> Callable[[], tuple[Any, list[Any], Any]]:
+    """Philly's arrival rate (31.5 jobs/h) for `factor` x Philly's 109 days, on the same platform."""
+
+    def build() -> tuple[Any, list[Any], Any]:
+        from gpuplane.sim.config import SimConfig
+        from gpuplane.traces import generate
+
+        teams = sorted(PHILLY_VC_NODES)[:10]
+        workloads = generate(7, 109 * 86400.0 * factor, teams, jobs_per_hour=31.5)
+        return philly_spec(teams), workloads, SimConfig(seed=7)
+    return build
+
+
+def openb_spec() -> Any:
+    """A GPU-sharing platform for Alibaba's openb pods: fractional pods on time-sliced GPUs
+    (advertised as nvidia.com/gpu.shared, 4 replicas each), whole-GPU pods on exclusive nodes."""
+    from gpuplane.spec import PlatformSpec
+
+    teams = ["ls", "be", "burstable", "guaranteed"]
+    return PlatformSpec.model_validate({
+        "cluster": {"name": "openb", "provider": "generic"},
+        "nodePools": [
+            {"name": "shared", "accelerator": "A10", "gpusPerNode": 8, "minNodes": 0, "maxNodes": 150,
+             "workloadClasses": ["training", "batch", "inference"],
+             "sharing": {"mode": "time-slicing", "replicas": 4, "renameShared": True}},
+            {"name": "whole", "accelerator": "A10", "gpusPerNode": 8, "minNodes": 0, "maxNodes": 300,
+             "workloadClasses": ["training", "batch", "inference"]},
+        ],
+        "teams": [
+            {"name": t, "namespaces": [t], "quotas": [{"pool": "shared", "nominal": 1200}, {"pool": "whole", "nominal": 600}]}
+            for t in teams
+        ],
+        "queueing": {"defaultCohort": "openb", "cohorts": [{"name": "openb"}]},
+        "costs": {"pools": {"shared": {"onDemandHourly": 8.0}, "whole": {"onDemandHourly": 8.0}}},
+    })
+
+
+def _openb() -> tuple[Any, list[Any], Any]:
+    from gpuplane.sim.config import SimConfig
+    from gpuplane.traces.load import load_workload
+
+    tmap = {"LS": "ls", "BE": "be", "Burstable": "burstable", "Guaranteed": "guaranteed"}
+    ws = load_workload(OPENB, team_map=tmap, teams=list(tmap.values()))
+    return openb_spec(), list(ws), SimConfig(seed=3)
+
+
+def case(name: str, build: Callable[[], tuple[Any, list[Any], Any]]) -> list[tuple[str, str]]:
+    """Run one case in a forked child and format its figures."""
+    ctx = mp.get_context("fork")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=_measure, args=(name, build, queue))
+    proc.start()
+    result = queue.get()
+    proc.join()
+    _, wall, peak, jobs, events, cycles = result
+    return [
+        (f"{name}: wall time", f"{wall:.1f} s"),
+        (f"{name}: peak memory", f"{peak:.0f} MiB"),
+        (f"{name}: simulated jobs/s", f"{jobs / wall:,.0f} ({jobs:,} jobs)"),
+        (f"{name}: events/s", f"{events / wall:,.0f} ({events:,} events, {cycles:,} Kueue cycles)"),
+    ]
+
+
+def run() -> list[tuple[str, str]]:
+    """All cases; rows of (label, figure)."""
+    rows: list[tuple[str, str]] = []
+    rows += case("philly full", _philly(spot=False))
+    rows += case("philly spot+checkpoint", _philly(spot=True))
+    rows += case("synthetic 1x", _synthetic(1))
+    rows += case("synthetic 10x", _synthetic(10))
+    rows += case("openb GPU sharing", _openb)
+    return rows
+
+
+if __name__ == "__main__":
+    names = sys.argv[1:]
+    table = {"philly": _philly(False), "philly-spot": _philly(True), "syn1": _synthetic(1), "syn10": _synthetic(10),
+             "openb": _openb}
+    for n in names or list(table):
+        for label, figure in case(n, table[n]):
+            print(f"{label:45s} {figure}")

@@ -1,0 +1,1 @@
+"""Packaged data of the twin: defaults with sources, the built-in example platform."""

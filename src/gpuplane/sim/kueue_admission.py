@@ -1,0 +1,163 @@
+"""Admission in the twin is `gpuplane.kueue`, run on the Kueue objects `render` derives from the spec.
+
+This adapter turns trace workloads into Kueue Workloads (one LocalQueue per team, node affinity on
+the pools the workload class may use), drives the mutable `Snapshot` cycle by cycle, and maps
+admitted flavors back to pools (one ResourceFlavor per pool, named after it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gpuplane.kueue import (
+    PodSet,
+    Snapshot,
+    Toleration,
+    Workload,
+    parse_objects,
+    pending_report,
+    schedule_cycle,
+)
+from gpuplane.kueue.objects import ResourceFlavor, SelectorRequirement
+from gpuplane.sim.admission import CycleOutcome
+from gpuplane.sim.pools import PoolModel
+from gpuplane.sim.requests import GPU, PodRequest
+from gpuplane.traces import Workload as TraceWorkload
+
+LABEL_POOL = "gpuplane.io/pool"
+
+
+@dataclass(frozen=True)
+class TeamQueue:
+    """Where a team's workloads are submitted: namespace, LocalQueue and default priority."""
+
+    name: str
+    namespace: str
+    local_queue: str
+    priority: int = 0
+
+
+class KueueAdmitter:
+    """`sim.admission.Admitter` on top of `gpuplane.kueue`."""
+
+    def __init__(
+        self, objects: Sequence[Mapping[str, Any]], pools: list[PoolModel], teams: list[TeamQueue],
+        fair_sharing: bool | None = None,
+    ) -> None:
+        parsed = parse_objects(objects, source="<render>")
+        self.notes = list(parsed.notes)
+        self.snap = Snapshot.from_objects(parsed.objects, fair_sharing=fair_sharing)
+        self.pools = pools
+        self.teams = {t.name: t for t in teams}
+        self.keys: dict[int, str] = {}
+        self.index: dict[str, int] = {}
+        self.flavor_pool = self._flavor_pools(parsed.objects, pools)
+        self._tolerations = self._flavor_tolerations(parsed.objects, pools)
+        # The queues' inadmissible sets (dicts mutated in place by gpuplane.kueue), and how many
+        # workloads wait without quota (kept here so a skipped cycle costs no scan).
+        self._inadmissible = [state.queue.inadmissible for state in self.snap.cqs.values()]
+        self._pending = 0
+        self._shapes: dict[tuple[tuple[PodRequest, ...], tuple[int, ...]], list[PodSet]] = {}
+
+    @staticmethod
+    def _flavor_pools(objects: list[object], pools: list[PoolModel]) -> dict[str, int]:
+        by_name = {p.name: p.index for p in pools}
+        out: dict[str, int] = {}
+        for obj in objects:
+            if isinstance(obj, ResourceFlavor):
+                pool = obj.node_labels.get(LABEL_POOL, obj.name)
+                if pool in by_name:
+                    out[obj.name] = by_name[pool]
+        return out
+
+    def _flavor_tolerations(self, objects: list[object], pools: list[PoolModel]) -> list[frozenset[tuple[str, str]]]:
+        out: list[set[tuple[str, str]]] = [set() for _ in pools]
+        for obj in objects:
+            if isinstance(obj, ResourceFlavor) and obj.name in self.flavor_pool:
+                for tol in obj.tolerations:
+                    value = "" if tol.operator == "Exists" else tol.value
+                    out[self.flavor_pool[obj.name]].add((tol.key, value))
+        return [frozenset(s) for s in out]
+
+    # ---- Admitter ------------------------------------------------------------------------------
+    def submit(
+        self, wl: int, workload: TraceWorkload, requests: tuple[PodRequest, ...], pools: tuple[int, ...], now: float
+    ) -> None:
+        """Create the Kueue Workload in the team's LocalQueue."""
+        team = self.teams[workload.team]
+        kwl = Workload(
+            namespace=team.namespace, name=f"wl-{wl}", queue_name=team.local_queue,
+            priority=workload.priority or team.priority, creation_time=workload.submit,
+            pod_sets=self._pod_sets(requests, pools),
+        )
+        self.keys[wl] = kwl.key
+        self.index[kwl.key] = wl
+        self.snap.now = now
+        self.snap.add_workload(kwl)
+        self._pending += 1
+
+    def _pod_sets(self, requests: tuple[PodRequest, ...], pools: tuple[int, ...]) -> list[PodSet]:
+        """Kueue pod sets for a request shape; identical shapes share (read-only) PodSet objects."""
+        key = (requests, pools)
+        cached = self._shapes.get(key)
+        if cached is None:
+            names = tuple(sorted(self.pools[p].name for p in pools))
+            affinity = ((SelectorRequirement(LABEL_POOL, "In", names),),)
+            tolerations = tuple(
+                Toleration(key=key, operator="Exists") for key in sorted({GPU, *(r.resource for r in requests)})
+            )
+            cached = [
+                PodSet(r.name, r.count, {r.resource: r.units}, tolerations=tolerations, affinity_terms=affinity)
+                for r in requests
+            ]
+            self._shapes[key] = cached
+        return list(cached)
+
+    def finish(self, wl: int, now: float) -> None:
+        """Release the quota of a workload that ended."""
+        self.snap.now = now
+        key = self.keys.pop(wl)
+        del self.index[key]
+        self.snap.finish(key)
+
+    def cycle(self, now: float) -> CycleOutcome:
+        """One Kueue cycle; victims give their quota back at once (their pods are gone in the twin)."""
+        out = CycleOutcome()
+        parked = self._parked()
+        if self._pending == parked:
+            out.ran = False  # no heads (every pending workload is parked): a cycle changes nothing
+            return out
+        self.snap.now = now
+        result = schedule_cycle(self.snap)
+        out.requeued = self._parked() > parked
+        self._pending += len(result.preempted) - len(result.admitted)
+        for victim in result.preempted:
+            out.preempted.append(self.index[victim.workload])
+        if result.preempted:
+            self.snap.release_preempted()
+        for adm in result.admitted:
+            pools = tuple(self._pool_of(ps.flavors) for ps in adm.pod_sets)
+            out.admitted.append((self.index[adm.workload], pools))
+        return out
+
+    def _parked(self) -> int:
+        """Pending workloads set aside as inadmissible in all ClusterQueues. More of them after a
+        cycle means heads were parked and the next cycle at the same instant sees other heads."""
+        return sum(map(len, self._inadmissible))
+
+    def _pool_of(self, flavors: Mapping[str, str]) -> int:
+        for res in sorted(flavors):
+            pool = self.flavor_pool.get(flavors[res])
+            if pool is not None:
+                return pool
+        raise ValueError(f"admitted to flavors {dict(flavors)} that match no pool")
+
+    def tolerations(self, pool: int) -> frozenset[tuple[str, str]]:
+        """Tolerations the pool's ResourceFlavor adds to admitted pods."""
+        return self._tolerations[pool]
+
+    def pending_reasons(self) -> dict[int, str]:
+        """Why each workload without quota waits (Kueue's own words)."""
+        return {self.index[p.workload]: p.reason for p in pending_report(self.snap) if p.workload in self.index}

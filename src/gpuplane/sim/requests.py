@@ -1,0 +1,114 @@
+"""What a trace workload asks Kubernetes for: extended resources per pod, node affinity, tolerations.
+
+The same requests go to Kueue (quota) and to placement (nodes), as they would in a cluster:
+- whole GPUs -> `nvidia.com/gpu: n`;
+- a MIG profile -> `nvidia.com/mig-<profile>: n`;
+- a GPU fraction (0 < f < 1) -> one unit of the shared resource (`nvidia.com/gpu`, or
+  `nvidia.com/gpu.shared` where a pool renames it): a time-slicing/MPS replica on a shared pool,
+  a whole GPU on an exclusive one, since Kubernetes cannot request part of a device;
+- the workload class restricts pods to the pools whose `workloadClasses` include it, and a GPU
+  model constraint to pools with a matching accelerator (node affinity on gpuplane's labels).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpuplane.sim.pools import PoolModel
+from gpuplane.traces import Workload
+
+GPU = "nvidia.com/gpu"
+GPU_SHARED = "nvidia.com/gpu.shared"
+MIG_PREFIX = "nvidia.com/mig-"
+
+
+@dataclass(frozen=True, slots=True)
+class PodRequest:
+    """One pod set as requested: name, pods, resource and units per pod."""
+
+    name: str
+    count: int
+    resource: str
+    units: int
+
+
+def shared_resource(pools: list[PoolModel]) -> str:
+    """The resource a fractional pod asks for: `nvidia.com/gpu.shared` where a pool advertises it
+    (its GPUs are shared under that name, so whole-GPU pods stay off it), else `nvidia.com/gpu`."""
+    offered = {res for p in pools for res, _ in p.per_gpu}
+    return GPU_SHARED if GPU_SHARED in offered else GPU
+
+
+def pod_requests(w: Workload, shared: str = GPU) -> tuple[PodRequest, ...]:
+    """Per-pod requests of every GPU pod set of `w` (CPU-only pod sets are left out)."""
+    out: list[PodRequest] = []
+    for ps in w.pod_sets:
+        if ps.mig_profile:
+            out.append(PodRequest(ps.name, ps.count, MIG_PREFIX + ps.mig_profile, max(1, round(ps.gpus_per_pod))))
+        elif ps.gpus_per_pod >= 1:
+            out.append(PodRequest(ps.name, ps.count, GPU, round(ps.gpus_per_pod)))
+        elif ps.gpus_per_pod > 0:
+            out.append(PodRequest(ps.name, ps.count, shared, 1))
+    return tuple(out)
+
+
+def allowed_pools(w: Workload, pools: list[PoolModel]) -> tuple[int, ...]:
+    """Pools the workload's pods may land on: its class is allowed and its GPU model matches.
+
+    A GPU-model constraint that no pool's accelerator matches is ignored (traces name models the
+    spec may not have, e.g. Alibaba's `G2`); `model_ignored` tells callers when that happened.
+    """
+    by_class = [p for p in pools if w.klass in p.workload_classes]
+    models = [m.lower() for m in w.allowed_gpu_models]
+    if models:
+        matching = [p for p in by_class if _model_matches(p.accelerator, models)]
+        if matching:
+            by_class = matching
+    return tuple(p.index for p in by_class)
+
+
+def allowed_pods(w: Workload, pools: list[PoolModel], shared: str = GPU) -> tuple[tuple[PodRequest, ...], tuple[int, ...]]:
+    """The workload's pod requests and the pools its pods may use and fit on.
+
+    A pool qualifies when the class and GPU model allow it and one of its nodes offers every
+    request of a pod (`nvidia.com/mig-1g.10gb` on a MIG pool, 8 GPUs on an 8-GPU node...). An
+    empty result means no node of this platform can ever run the workload.
+    """
+    requests = pod_requests(w, shared)
+    fitting = tuple(
+        i for i in allowed_pools(w, pools)
+        if all(pools[i].per_node.get(r.resource, 0) >= r.units for r in requests)
+    )
+    return requests, fitting
+
+
+def model_ignored(w: Workload, pools: list[PoolModel]) -> bool:
+    """True when `w` names GPU models and no pool matches any of them."""
+    models = [m.lower() for m in w.allowed_gpu_models]
+    return bool(models) and not any(_model_matches(p.accelerator, models) for p in pools)
+
+
+def _model_matches(accelerator: str, models: list[str]) -> bool:
+    acc = accelerator.lower()
+    return any(acc == m or acc.startswith(m + "-") or m.startswith(acc) for m in models)
+
+
+def pods_for_placement(requests: tuple[PodRequest, ...]) -> list[tuple[str, int]]:
+    """The gang as a flat list of (resource, units) per pod."""
+    return [(r.resource, r.units) for r in requests for _ in range(r.count)]
+
+
+def tolerated(pool: PoolModel, tolerations: frozenset[tuple[str, str]], resources: set[str]) -> bool:
+    """Whether pods tolerate every NoSchedule/NoExecute taint of the pool.
+
+    `tolerations` are (key, value) pairs ("" value = operator Exists) a ResourceFlavor adds. The
+    twin's GPU pods tolerate `nvidia.com/gpu` (as NVIDIA's docs tell users to) and, through
+    Kubernetes' ExtendedResourceToleration admission plugin, every extended resource they request.
+    """
+    for key, value, effect in pool.taints:
+        if effect == "PreferNoSchedule":
+            continue
+        if key == GPU or key in resources or (key, "") in tolerations or (key, value) in tolerations:
+            continue
+        return False
+    return True

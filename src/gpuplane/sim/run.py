@@ -1,0 +1,62 @@
+"""Entry points: simulate a platform spec (or hand-made pools and Kueue objects) on a workload."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from gpuplane.sim.config import SimConfig
+from gpuplane.sim.engine import Engine, Outcome, Progress
+from gpuplane.sim.kueue_admission import KueueAdmitter, TeamQueue
+from gpuplane.sim.pools import PoolModel, pool_models
+from gpuplane.sim.requests import shared_resource
+from gpuplane.spec import PlatformSpec
+from gpuplane.traces import Workload
+
+
+def team_queues(spec: PlatformSpec) -> list[TeamQueue]:
+    """Each team's submission point: its first namespace, its LocalQueue and its priority value."""
+    from gpuplane.spec import derived
+
+    values = {pc.name: pc.value for pc in spec.queueing.priority_classes}
+    return [
+        TeamQueue(
+            name=team.name,
+            namespace=team.namespaces[0] if team.namespaces else team.name,
+            local_queue=derived.local_queue_name(team),
+            priority=values.get(team.priority_class or "", 0),
+        )
+        for team in spec.teams
+    ]
+
+
+def kueue_objects_for(spec: PlatformSpec) -> list[dict[str, Any]]:
+    """The Kueue objects `render` writes for this spec (the twin admits with exactly these)."""
+    from gpuplane.render.kueue import kueue_objects
+
+    return kueue_objects(spec)
+
+
+def simulate(
+    spec: PlatformSpec, workloads: Sequence[Workload], config: SimConfig | None = None,
+    progress: Progress | None = None,
+) -> Outcome:
+    """Replay `workloads` (teams already mapped to the spec's teams) on the platform."""
+    pools = pool_models(spec)
+    return simulate_objects(
+        pools, team_queues(spec), kueue_objects_for(spec), workloads, config or SimConfig(),
+        fair_sharing=spec.queueing.fair_sharing.enabled, progress=progress,
+    )
+
+
+def simulate_objects(
+    pools: list[PoolModel], teams: list[TeamQueue], objects: Sequence[Mapping[str, Any]],
+    workloads: Sequence[Workload], config: SimConfig, *, fair_sharing: bool | None = None,
+    progress: Progress | None = None,
+) -> Outcome:
+    """Replay workloads on explicit pools and Kueue objects (tests, what-ifs on hand-made setups)."""
+    admitter = KueueAdmitter(objects, pools, teams, fair_sharing=fair_sharing)
+    engine = Engine(pools, [t.name for t in teams], admitter, config, shared_resource(pools))
+    outcome = engine.run(workloads, progress)
+    outcome.warnings.extend(admitter.notes)
+    return outcome

@@ -1,0 +1,165 @@
+"""Per-workload state of a run and the GPU-second ledger it feeds.
+
+Every second a workload holds GPUs lands in exactly one bucket of the ledger, per team and pool:
+useful (progress of a run that is not a failure), idle (checkpoint writes), failed (all held time
+of runs the trace says failed or were killed), lost (restore time and progress lost since the
+last checkpoint on eviction, preemption or node failure). So held = useful + idle + failed + lost.
+"""
+
+from __future__ import annotations
+
+from gpuplane.sim.progress import cut, wall_to_finish
+from gpuplane.sim.requests import PodRequest
+from gpuplane.traces import Workload
+
+QUEUED, ADMITTED, RUNNING, DONE, REJECTED = range(5)
+STATE_NAMES = ("pending", "admitted", "running", "done", "rejected")
+USEFUL, IDLE, FAILED, LOST = range(4)
+LEDGER_KINDS = ("useful", "idle", "failed", "evicted_lost")
+
+
+class Run:
+    """What happened to one workload: waits, runs, interruptions, GPU-seconds and cost."""
+
+    __slots__ = (
+        "base",
+        "capacity_wait",
+        "cost",
+        "down_since",
+        "downtime",
+        "end",
+        "evictions",
+        "first_admit",
+        "first_start",
+        "gen",
+        "gpu_eq",
+        "held_gs",
+        "idx",
+        "lost_gs",
+        "outcome",
+        "pods",
+        "pool",
+        "pools",
+        "preemptions",
+        "price",
+        "quota_wait",
+        "requests",
+        "restore",
+        "runs",
+        "seg_start",
+        "state",
+        "submit",
+        "target",
+        "team",
+        "w",
+        "wait_since",
+    )
+
+    def __init__(
+        self, idx: int, w: Workload, team: int, requests: tuple[PodRequest, ...], pools: tuple[int, ...],
+        pods: list[tuple[str, int]],
+    ) -> None:
+        self.idx = idx
+        self.pods = pods
+        self.w = w
+        self.team = team
+        self.requests = requests
+        self.pools = pools
+        self.state = QUEUED
+        self.pool = -1
+        self.gpu_eq = 0.0
+        self.price = 0.0  # per GPU-second of the current pool
+        self.target = w.stop_after if requests else 0.0
+        self.submit = w.submit
+        self.first_admit: float | None = None
+        self.first_start: float | None = None
+        self.end: float | None = None
+        self.wait_since = w.submit
+        self.quota_wait = 0.0
+        self.capacity_wait = 0.0
+        self.runs = 0
+        self.evictions = 0
+        self.preemptions = 0
+        self.base = 0.0
+        self.seg_start = 0.0
+        self.restore = 0.0
+        self.gen = 0
+        self.held_gs = 0.0
+        self.lost_gs = 0.0
+        self.cost = 0.0
+        self.down_since: float | None = None
+        self.downtime = 0.0
+        self.outcome = "pending"
+
+    @property
+    def fails(self) -> bool:
+        """Whether the trace says this workload ends in failure (failed or killed)."""
+        return self.w.final_status != "completed"
+
+    @property
+    def resumes_in_place(self) -> bool:
+        """Services (fixed run time) pick up where they stopped: they lose availability, not work."""
+        return self.w.run_time is not None
+
+    def start_segment(self, now: float) -> float:
+        """Begin a run on placed pods; returns the wall time at which it would finish."""
+        ckpt = self.w.checkpoint
+        self.restore = ckpt.restore_s if (ckpt is not None and self.base > 0 and not self.resumes_in_place) else 0.0
+        self.seg_start = now
+        self.state = RUNNING
+        self.runs += 1
+        self.gen += 1
+        self.capacity_wait += now - self.wait_since
+        if self.first_start is None:
+            self.first_start = now
+        if self.down_since is not None:
+            self.downtime += now - self.down_since
+            self.down_since = None
+        return now + wall_to_finish(self.base, self.target, None if self.resumes_in_place else ckpt, self.restore)
+
+    def stop_segment(self, now: float, ledger: Ledger, finished: bool, horizon: bool = False) -> None:
+        """End the current run and book its GPU time.
+
+        `finished`: it reached its end; else it was interrupted (work since the last checkpoint is
+        lost) unless `horizon` cut it, where work done so far simply counts as done.
+        """
+        elapsed = now - self.seg_start
+        ckpt = None if self.resumes_in_place else self.w.checkpoint
+        if finished:
+            wall = wall_to_finish(self.base, self.target, ckpt, self.restore)
+            progress, saved = self.target, self.target
+            restore, write = self.restore, wall - self.restore - (self.target - self.base)
+        else:
+            c = cut(self.base, self.target, ckpt, self.restore, elapsed)
+            progress, restore, write = c.progress, c.restore_s, c.write_s
+            saved = progress if (self.resumes_in_place or horizon) else c.saved
+        g = self.gpu_eq
+        lost = (restore + progress - saved) * g
+        kept, written = (saved - self.base) * g, write * g
+        if self.fails:
+            ledger.add(self.team, self.pool, FAILED, kept + written)
+        else:
+            ledger.add(self.team, self.pool, USEFUL, kept)
+            ledger.add(self.team, self.pool, IDLE, written)
+        ledger.add(self.team, self.pool, LOST, lost)
+        self.lost_gs += lost
+        self.held_gs += elapsed * g
+        self.cost += elapsed * g * self.price
+        self.base = saved
+        self.gen += 1
+
+
+class Ledger:
+    """GPU-seconds by team, pool and kind (useful, idle, failed, lost)."""
+
+    def __init__(self, teams: int, pools: int) -> None:
+        self.gs = [[[0.0] * 4 for _ in range(pools)] for _ in range(teams)]
+
+    def add(self, team: int, pool: int, kind: int, gpu_seconds: float) -> None:
+        """Book GPU-seconds of one kind."""
+        if gpu_seconds:
+            self.gs[team][pool][kind] += gpu_seconds
+
+    def by_pool(self, pool: int) -> list[float]:
+        """The four kinds summed over teams for one pool."""
+        return [sum(self.gs[t][pool][k] for t in range(len(self.gs))) for k in range(4)]
