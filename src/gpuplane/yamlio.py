@@ -42,7 +42,7 @@ def _mark(node: yaml.Node) -> Pos:
     return (node.start_mark.line + 1, node.start_mark.column + 1)
 
 
-class _LocLoader(_BaseLoader):  # type: ignore[misc,valid-type]
+class _LocLoader(_BaseLoader):
     pass
 
 
@@ -72,9 +72,11 @@ def _construct_sequence(loader: yaml.SafeLoader, node: yaml.SequenceNode) -> Loc
 _LocLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 _LocLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
 # Timestamps stay strings: Kubernetes and our specs treat them as text.
-_LocLoader.add_constructor(
-    "tag:yaml.org,2002:timestamp", lambda loader, node: loader.construct_scalar(node)
-)
+def _construct_timestamp(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> str:
+    return str(loader.construct_scalar(node))
+
+
+_LocLoader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
 
 
 @dataclass(frozen=True)

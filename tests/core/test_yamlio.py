@@ -40,3 +40,8 @@ def test_load_one_rejects_several_documents() -> None:
     with pytest.raises(InputError) as caught:
         load_one(TEXT, "two.yaml")
     assert caught.value.problems[0].line == 6
+
+
+def test_timestamps_stay_text() -> None:
+    data = load_one("metadata:\n  creationTimestamp: 2025-01-01T00:00:00Z\n", "t.yaml")
+    assert data["metadata"]["creationTimestamp"] == "2025-01-01T00:00:00Z"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -24,8 +25,8 @@ def schema() -> None:
 
 @spec_app.command("validate")
 def validate(
-    file: Path = typer.Argument(..., help="Platform spec YAML file.", show_default=False),
-    strict: bool = typer.Option(False, "--strict", help="Treat warnings as errors (exit 2)."),
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="Platform spec YAML file.")],
+    strict: Annotated[bool, typer.Option("--strict", help="Treat warnings as errors (exit 2).")] = False,
 ) -> None:
     """Check a platform spec: types, catalog facts (MIG layouts, VM sizes) and cross references.
 
