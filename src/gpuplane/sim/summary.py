@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -60,16 +61,15 @@ def summary_table(results: Sequence[RunResult]) -> Table:
 
 def pools_table(result: RunResult) -> Table:
     """GPU-hours per pool of one run."""
-    table = Table(title=f"{result.label}: GPU-hours per pool", title_justify="left")
+    table = Table(title=f"{result.label}: GPU-hours per pool", title_justify="left", box=box.SIMPLE_HEAD)
     table.add_column("pool", no_wrap=True, min_width=8)
-    for name in ("provisioned", "allocated", "useful", "failed", "lost", "unalloc.", "peak nodes", "spot evict."):
-        table.add_column(name, justify="right", overflow="fold")
+    for name in ("prov", "alloc", "useful", "failed", "lost", "unalloc", "nodes", "evict"):
+        table.add_column(name, justify="right", min_width=len(name), no_wrap=True)
+    keys = ("provisioned", "allocated", "useful", "failed", "evicted_lost", "unallocated")
     for pool, p in result.summary["pools"].items():
         h = p["gpu_hours"]
-        table.add_row(
-            pool, f"{h['provisioned']:,.1f}", f"{h['allocated']:,.1f}", f"{h['useful']:,.1f}", f"{h['failed']:,.1f}",
-            f"{h['evicted_lost']:,.1f}", f"{h['unallocated']:,.1f}", str(p["peak_nodes"]), str(p["spot_evictions"]),
-        )
+        # Whole GPU-hours keep the table inside an 80-column terminal; the JSON has the decimals.
+        table.add_row(pool, *(f"{h[k]:,.0f}" for k in keys), str(p["peak_nodes"]), str(p["spot_evictions"]))
     return table
 
 
