@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from gpuplane.kueue import resource_node as rn
-from gpuplane.kueue.fair_sharing import fair_targets
+from gpuplane.kueue.fair_preemption import fair_targets
 from gpuplane.kueue.flavor_assigner import (
     MODE_FIT,
     MODE_PREEMPT,

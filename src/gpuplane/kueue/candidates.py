@@ -28,17 +28,60 @@ def static_key(wl: Workload) -> StaticKey:
     return (wl.priority, -reserved, wl.uid, wl.key)
 
 
-def admitted_using(snap: Snapshot, state: CQState, frs: frozenset[FR]) -> tuple[list[Workload], list[int]]:
-    """Admitted workloads of `state` holding some fr in `frs`, sorted by `static_key`."""
+Item = tuple[Workload, dict[FR, int], tuple[tuple[FR, int], ...]]
+"""A candidate with its usage and that usage as a hashable shape (equal shapes, equal effect)."""
+
+
+class SortedCandidates:
+    """One ClusterQueue's admitted workloads holding some of a set of frs, in static order.
+
+    Built on first use: `items` pairs each workload with its usage and usage shape, and
+    `prefix(i)` is the summed usage of the first `i` workloads (cached per `i`: a policy
+    selects the same prefix again and again), so the total a policy could free is one lookup.
+    """
+
+    __slots__ = ("_items", "_prefix", "_usage_of", "prios", "workloads", "wver")
+
+    def __init__(self, wver: int, workloads: list[Workload], usage_of: dict[str, dict[FR, int]]) -> None:
+        self.wver = wver
+        self.workloads = workloads
+        self.prios = [w.priority for w in workloads]
+        self._usage_of = usage_of
+        self._items: list[Item] | None = None
+        self._prefix: dict[int, dict[FR, int]] = {}
+
+    def items(self) -> list[Item]:
+        """(workload, usage, shape) for every workload, in order."""
+        if self._items is None:
+            usage_of = self._usage_of
+            usages = [usage_of.get(w.key, {}) for w in self.workloads]
+            self._items = [(w, u, tuple(u.items())) for w, u in zip(self.workloads, usages, strict=True)]
+        return self._items
+
+    def prefix(self, end: int) -> dict[FR, int]:
+        """Summed usage of `workloads[:end]`, cached per `end` (do not modify the returned map)."""
+        total = self._prefix.get(end)
+        if total is None:
+            total = {}
+            usage_of = self._usage_of
+            for w in self.workloads[:end]:
+                for fr, v in usage_of.get(w.key, {}).items():
+                    total[fr] = total.get(fr, 0) + v
+            self._prefix[end] = total
+        return total
+
+
+def sorted_candidates(snap: Snapshot, state: CQState, frs: frozenset[FR]) -> SortedCandidates:
+    """The cached `SortedCandidates` of `state` for `frs` (rebuilt when its workloads change)."""
     hit = state.cand_cache.get(frs)
-    if hit is not None and hit[0] == state.wver:
-        return hit[1], hit[2]
+    if hit is not None and hit.wver == state.wver:
+        return hit
     usage = snap.usage_of
     lst = [w for w in state.workloads.values() if not frs.isdisjoint(usage.get(w.key, ()))]
     lst.sort(key=static_key)
-    prios = [w.priority for w in lst]
-    state.cand_cache[frs] = (state.wver, lst, prios)
-    return lst, prios
+    hit = SortedCandidates(state.wver, lst, usage)
+    state.cand_cache[frs] = hit
+    return hit
 
 
 @dataclass
@@ -52,6 +95,7 @@ class Source:
     end: int
     incoming: Workload
     check_equal: bool
+    sorted_: SortedCandidates
 
     def allowed(self, wl: Workload) -> bool:
         """LowerOrNewerEqualPriority: equal priority only when the incoming one is older."""
@@ -64,6 +108,28 @@ class Source:
         if not self.check_equal:
             return self.end > 0
         return any(self.allowed(w) for w in self.workloads[: self.end])
+
+    def total_usage(self, usage_of: dict[str, dict[FR, int]]) -> dict[FR, int]:
+        """Summed usage of every candidate (evicted or not): the most this source can free."""
+        if not self.check_equal:
+            return self.sorted_.prefix(self.end)
+        lo = bisect_left(self.sorted_.prios, self.incoming.priority, 0, self.end)
+        total = dict(self.sorted_.prefix(lo))
+        for w in self.workloads[lo : self.end]:
+            if self.allowed(w):
+                for fr, v in usage_of.get(w.key, {}).items():
+                    total[fr] = total.get(fr, 0) + v
+        return total
+
+    def ordered_items(self) -> list[Item]:
+        """Every candidate in CandidatesOrdering within this ClusterQueue: evicted ones first."""
+        items = self.sorted_.items()[: self.end]
+        if self.check_equal:
+            items = [it for it in items if self.allowed(it[0])]
+        active = [it for it in items if not it[0].evicted]
+        if not self.state.evicted:
+            return active
+        return [it for it in items if it[0].evicted] + active
 
     def evicted(self) -> list[Workload]:
         """Evicted candidates (already told to leave, still holding quota)."""
@@ -87,7 +153,8 @@ def source(
     """The candidates of `state` that `policy` lets `incoming` preempt, or None."""
     if policy not in ("LowerPriority", "LowerOrNewerEqualPriority", "Any"):
         return None
-    lst, prios = admitted_using(snap, state, frs)
+    hit = sorted_candidates(snap, state, frs)
+    lst, prios = hit.workloads, hit.prios
     if policy == "LowerPriority":
         end = bisect_left(prios, incoming.priority)
     elif policy == "LowerOrNewerEqualPriority":
@@ -96,7 +163,7 @@ def source(
         end = len(lst)
     if end == 0:
         return None
-    return Source(state, lca, advantage, lst, end, incoming, policy == "LowerOrNewerEqualPriority")
+    return Source(state, lca, advantage, lst, end, incoming, policy == "LowerOrNewerEqualPriority", hit)
 
 
 def merged(sources: list[Source]) -> Iterator[tuple[Workload, Source]]:

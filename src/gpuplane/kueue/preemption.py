@@ -84,20 +84,49 @@ def candidate_order_key(wl: Workload, cq_name: str, preemptor_cq: str) -> tuple[
 
 
 def remove_workloads(snap: Snapshot, workloads: Iterable[tuple[Workload, CQState]], sign: int = -1) -> None:
-    """Simulate removing (sign=-1) or re-adding (sign=1) admitted workloads' usage."""
+    """Simulate removing (sign=-1) or re-adding (sign=1) admitted workloads' usage.
+
+    Applied as one summed usage per ClusterQueue: a cohort's usage is a function of its
+    children's usage only, so the tree ends up exactly as with one change per workload.
+    """
+    totals: dict[int, tuple[CQState, dict[FR, int]]] = {}
     for wl, state in workloads:
-        rn.add_usage_map(state.node, snap.usage_of.get(wl.key, {}), sign)
+        acc = totals.setdefault(id(state), (state, {}))[1]
+        for fr, v in snap.usage_of.get(wl.key, {}).items():
+            acc[fr] = acc.get(fr, 0) + v
+    for state, total in totals.values():
+        rn.add_usage_map(state.node, total, sign)
 
 
-def workload_fits(ctx: PreemptionCtx, allow_borrowing: bool) -> bool:
-    """workloadFits: every requested fr fits the ClusterQueue's available capacity."""
+def workload_fits(ctx: PreemptionCtx, allow_borrowing: bool, shift: rn.Shift | None = None) -> bool:
+    """workloadFits: every requested fr fits the ClusterQueue's available capacity.
+
+    With `shift`, as if those usage changes had been made (see `resource_node.usage_deltas`).
+    """
     node = ctx.state.node
+    own = shift.get(node) if shift else None
     for fr, v in ctx.requests.items():
-        if not allow_borrowing and rn.borrowing_with(node, fr, v):
-            return False
-        if v > rn.cq_available(node, fr):
+        if not allow_borrowing:
+            used = node.usage.get(fr, 0) + (own.get(fr, 0) if own else 0)
+            if node.subtree.get(fr, 0) < used + v:  # borrowing_with
+                return False
+        if v > rn.cq_available(node, fr, shift):
             return False
     return True
+
+
+def fits_if_all_evicted(ctx: PreemptionCtx, sources: Iterable[Source]) -> bool:
+    """Would the workload fit (borrowing allowed) with every candidate of `sources` evicted?
+
+    Available capacity never shrinks when usage drops, so when even this fails no subset of
+    these candidates can make room and a search can be skipped: the same (empty) result
+    without walking the candidates. Computed from each ClusterQueue's summed candidate usage
+    without writing to the tree. (Fair sharing only: classical searches filter candidates
+    further, so there the bound rarely fails and costs more than it saves.)
+    """
+    shift = rn.removal_shift((src.state.node, src.total_usage(ctx.snap.usage_of)) for src in sources)
+    node = ctx.state.node
+    return all(v <= rn.cq_available(node, fr, shift) for fr, v in ctx.requests.items())
 
 
 def cq_is_borrowing(state: CQState, frs: Iterable[FR]) -> bool:
@@ -213,13 +242,13 @@ def fill_back(ctx: PreemptionCtx, targets: list[Target], allow_borrowing: bool) 
     i = len(targets) - 2
     while i >= 0:
         t = targets[i]
-        pair = [(t.wl, snap.cqs[t.cq])]
-        remove_workloads(snap, pair, 1)
-        if workload_fits(ctx, allow_borrowing):
+        node = snap.cqs[t.cq].node
+        usage = snap.usage_of.get(t.wl.key, {})
+        # Ask first (no writes); only a target that is given back changes the tree.
+        if workload_fits(ctx, allow_borrowing, dict(rn.usage_deltas(node, usage, 1))):
+            rn.add_usage_map(node, usage, 1)
             targets[i] = targets[-1]
             targets.pop()
-        else:
-            remove_workloads(snap, pair, -1)
         i -= 1
     return targets
 

@@ -7,7 +7,7 @@ exceeds each node's guaranteed (never lent) quota. Nothing is ever recomputed fr
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 from gpuplane.kueue.objects import FR, ResourceGroup
 
@@ -140,14 +140,90 @@ def add_usage_map(node: Node, usage: Mapping[FR, int], sign: int = 1) -> None:
         add_usage(node, fr, sign * v)
 
 
-def available(node: Node, fr: FR) -> int:
-    """Capacity still usable at `node` for `fr` given its limits and ancestors (may be < 0)."""
+def usage_deltas(node: Node, usage: Mapping[FR, int], sign: int = 1) -> Iterator[tuple[Node, dict[FR, int]]]:
+    """What `add_usage_map(node, usage, sign)` would change, node by node up to the root.
+
+    Yields (node, usage change at that node) while some change remains; nothing is modified,
+    so share and fit questions about a hypothetical addition or removal cost no tree writes
+    (and leave the nodes' cached shares valid).
+    """
+    deltas = {fr: sign * v for fr, v in usage.items() if v}
+    cur: Node | None = node
+    while cur is not None and deltas:
+        yield cur, deltas
+        nxt: dict[FR, int] = {}
+        for fr, d in deltas.items():
+            local = cur.local.get(fr, 0)
+            old = cur.usage.get(fr, 0)
+            up = max(0, old + d - local) - max(0, old - local)
+            if up:
+                nxt[fr] = up
+        deltas = nxt
+        cur = cur.parent
+
+
+def removal_shift(removals: Iterable[tuple[Node, Mapping[FR, int]]]) -> dict[Node, dict[FR, int]]:
+    """Usage change per node if every (ClusterQueue, usage) pair were removed (nothing written).
+
+    Each cohort's usage is the sum of what its children use beyond their guaranteed quota, so
+    the changes are gathered level by level from the deepest node up, exactly as the tree
+    would end up after the removals.
+    """
+    shift: dict[Node, dict[FR, int]] = {}
+    levels: dict[int, list[Node]] = {}
+    for node, usage in removals:
+        if node not in shift:
+            shift[node] = {}
+            levels.setdefault(_depth(node), []).append(node)
+        acc = shift[node]
+        for fr, v in usage.items():
+            if v:
+                acc[fr] = acc.get(fr, 0) - v
+    for depth in range(max(levels, default=0), 0, -1):
+        for node in levels.get(depth, ()):
+            parent = node.parent
+            if parent is None:
+                continue
+            if parent not in shift:
+                shift[parent] = {}
+                levels.setdefault(depth - 1, []).append(parent)
+            up = shift[parent]
+            for fr, d in shift[node].items():
+                local, old = node.local.get(fr, 0), node.usage.get(fr, 0)
+                delta = max(0, old + d - local) - max(0, old - local)
+                if delta:
+                    up[fr] = up.get(fr, 0) + delta
+    return shift
+
+
+def _depth(node: Node) -> int:
+    depth = 0
+    parent = node.parent
+    while parent is not None:
+        depth += 1
+        parent = parent.parent
+    return depth
+
+
+Shift = Mapping[Node, Mapping[FR, int]]
+"""Hypothetical usage changes per node (from `usage_deltas`), applied on top of the tree."""
+
+
+def available(node: Node, fr: FR, shift: Shift | None = None) -> int:
+    """Capacity still usable at `node` for `fr` given its limits and ancestors (may be < 0).
+
+    With `shift`, as if those usage changes were applied (the tree is not touched).
+    """
     usage = node.usage.get(fr, 0)
+    if shift:
+        moved = shift.get(node)
+        if moved:
+            usage += moved.get(fr, 0)
     parent = node.parent
     if parent is None:
         return node.subtree.get(fr, 0) - usage
     local = node.local.get(fr, 0)
-    pa = available(parent, fr)
+    pa = available(parent, fr, shift)
     limit = node.borrowing_limit.get(fr)
     if limit is not None:
         stored = node.subtree.get(fr, 0) - local
@@ -156,9 +232,9 @@ def available(node: Node, fr: FR) -> int:
     return max(0, local - usage) + pa
 
 
-def cq_available(node: Node, fr: FR) -> int:
+def cq_available(node: Node, fr: FR, shift: Shift | None = None) -> int:
     """ClusterQueue available, clamped at zero (ClusterQueueSnapshot.Available)."""
-    return max(0, available(node, fr))
+    return max(0, available(node, fr, shift))
 
 
 def potential_available(node: Node, fr: FR) -> int:

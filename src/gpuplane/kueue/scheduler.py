@@ -15,7 +15,7 @@ from gpuplane.kueue.assignment import assignments
 from gpuplane.kueue.fair_sharing import tournament_order
 from gpuplane.kueue.flavor_assigner import MODE_NOFIT, MODE_PREEMPT, Assignment
 from gpuplane.kueue.objects import FR, Admission, PodSetAssignment, Workload
-from gpuplane.kueue.preemption import Target, can_always_reclaim, remove_workloads
+from gpuplane.kueue.preemption import Target, can_always_reclaim
 from gpuplane.kueue.queues import HEAP, INADMISSIBLE
 from gpuplane.kueue.reasons import describe_entry, describe_waiting
 from gpuplane.kueue.results import Admitted, AdmittedPodSet, CycleResult, Pending, Preempted
@@ -125,15 +125,13 @@ def _reserve(e: Entry) -> dict[FR, int]:
 
 
 def _fits(snap: Snapshot, e: Entry, victims: dict[str, Target]) -> bool:
+    """Fits once this cycle's victims and its own targets are gone (computed, not written)."""
     removed = dict(victims)
     for t in e.targets:
         removed[t.wl.key] = t
-    pairs = [(t.wl, snap.cqs[t.cq]) for t in removed.values()]
-    remove_workloads(snap, pairs, -1)
+    shift = rn.removal_shift((snap.cqs[t.cq].node, snap.usage_of.get(t.wl.key, {})) for t in removed.values())
     node = e.state.node
-    ok = all(v <= rn.cq_available(node, fr) for fr, v in e.usage().items())
-    remove_workloads(snap, pairs, 1)
-    return ok
+    return all(v <= rn.cq_available(node, fr, shift) for fr, v in e.usage().items())
 
 
 def _process(snap: Snapshot, e: Entry, victims: dict[str, Target], reserved: list[tuple[CQState, dict[FR, int]]], result: CycleResult) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gpuplane.kueue import resource_node as rn
 from gpuplane.kueue.objects import (
@@ -26,6 +27,9 @@ from gpuplane.kueue.objects import (
 )
 from gpuplane.kueue.queues import HEAP, INADMISSIBLE, ClusterQueueQueue
 
+if TYPE_CHECKING:
+    from gpuplane.kueue.candidates import SortedCandidates
+
 
 @dataclass
 class CQState:
@@ -40,7 +44,7 @@ class CQState:
     generation: int = 0
     wver: int = 0
     evicted: dict[str, Workload] = field(default_factory=dict)
-    cand_cache: dict[frozenset[FR], tuple[int, list[Workload], list[int]]] = field(default_factory=dict)
+    cand_cache: dict[frozenset[FR], SortedCandidates] = field(default_factory=dict)
 
     def mark_evicted(self, wl: Workload) -> None:
         """Record that an admitted workload was told to leave (it keeps its quota for now)."""

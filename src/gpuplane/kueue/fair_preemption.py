@@ -1,0 +1,294 @@
+"""Fair-sharing preemption: which workloads to evict so that shares even out (kueue.md §8).
+
+Mirrors `pkg/scheduler/preemption/preemption.go: fairPreemptions` and
+`pkg/scheduler/preemption/fairsharing/*.go`. Removals are simulated on the live quota tree and
+always undone before returning. For speed (decisions are unchanged):
+
+* when evicting every candidate at once still would not make the workload fit, nothing can,
+  so the search is skipped (fit is monotone in usage; see `fits_if_all_evicted`);
+* a target's share after removing one candidate is computed from the usage deltas the removal
+  would make (`resource_node.usage_deltas`), without writing to the tree, and memoised per
+  usage shape; when that candidate is taken, the share is kept as the node's cached share;
+* the preemptor-side and target-side children of the lowest common ancestor are computed once
+  per target ClusterQueue; the fit check is computed, not simulated with writes;
+* the ordering scans only ClusterQueues that still have candidates, reading cached shares.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from gpuplane.kueue import resource_node as rn
+from gpuplane.kueue.candidates import Item, Source, source
+from gpuplane.kueue.fair_sharing import Share, dominant_share, is_zero, remember_share
+from gpuplane.kueue.objects import FR
+from gpuplane.kueue.preemption import (
+    IN_CLUSTER_QUEUE,
+    IN_COHORT_FAIR_SHARING,
+    IN_COHORT_RECLAMATION,
+    PreemptionCtx,
+    Target,
+    candidate_order_key,
+    cq_is_borrowing,
+    fill_back,
+    fits_if_all_evicted,
+    restore,
+)
+from gpuplane.kueue.snapshot import CQState
+
+
+def _sources(ctx: PreemptionCtx) -> list[Source]:
+    """findCandidates: the preemptor's own ClusterQueue, then borrowing ones in its cohort tree."""
+    snap, state = ctx.snap, ctx.state
+    pol = state.spec.preemption
+    sources = []
+    own = source(snap, state, ctx.frs, pol.within_cluster_queue, ctx.wl)
+    if own is not None:
+        sources.append(own)
+    if state.node.parent is not None:
+        for cq_node in state.node.root().subtree_cqs():
+            other = snap.cqs[cq_node.name]
+            if other is state or not cq_is_borrowing(other, ctx.frs):
+                continue
+            src = source(snap, other, ctx.frs, pol.reclaim_within_cohort, ctx.wl)
+            if src is not None:
+                sources.append(src)
+    return sources
+
+
+def _candidates(sources: list[Source]) -> dict[str, list[Item]]:
+    """Candidates per ClusterQueue, each list in CandidatesOrdering (evicted first)."""
+    out: dict[str, list[Item]] = {}
+    for src in sources:
+        lst = src.ordered_items()
+        if lst:
+            out[src.state.name] = lst
+    return out
+
+
+class _TargetOrdering:
+    """TargetClusterQueueOrdering: descend from the root into the child with the highest share.
+
+    Candidate lists are kept reversed so that taking the next candidate is a `pop()`.
+    ClusterQueues without candidates are never chosen; they are left out of the per-cohort
+    lists up front, and pruned ones are dropped from them (Kueue skips both, same outcome).
+    """
+
+    def __init__(self, ctx: PreemptionCtx, by_cq: dict[str, list[Item]]) -> None:
+        self.me = ctx.state.node
+        self.stacks = {cq: items[::-1] for cq, items in by_cq.items() if items}
+        self.ancestors = {id(a) for a in self.me.path_to_root()}
+        self.pruned_cqs: set[str] = set()
+        self.pruned_cohorts: set[str] = set()
+        self._live: dict[int, tuple[int, list[rn.Node]]] = {}
+        self._tie_keys: dict[str, tuple[int, tuple[int, int, int, float, str, str]]] = {}
+
+    def has(self, cq: str) -> bool:
+        return bool(self.stacks.get(cq))
+
+    def pop(self, cq: str) -> Item:
+        return self.stacks[cq].pop()
+
+    def drop(self, cq: str) -> None:
+        self.pruned_cqs.add(cq)
+
+    def __iter__(self) -> Iterator[str]:
+        me = self.me
+        if me.parent is None:
+            while self.has(me.name):
+                yield me.name
+            return
+        root = me.root()
+        while root.name not in self.pruned_cohorts:
+            target = self._next(root)
+            if target is not None:
+                yield target
+
+    def _live_cqs(self, cohort: rn.Node) -> list[rn.Node]:
+        """Child ClusterQueues of `cohort` that have candidates and are not pruned."""
+        hit = self._live.get(id(cohort))
+        pruned = self.pruned_cqs
+        if hit is not None and hit[0] == len(pruned):
+            return hit[1]
+        live = hit[1] if hit is not None else [cq for cq in cohort.child_cqs if cq.name in self.stacks]
+        live = [cq for cq in live if cq.name not in pruned]
+        self._live[id(cohort)] = (len(pruned), live)
+        return live
+
+    def _next(self, cohort: rn.Node) -> str | None:
+        me = self.me
+        best_cqs: list[rn.Node] = []
+        best_cq_share: Share | None = None
+        stacks = self.stacks
+        for cq in self._live_cqs(cohort):
+            cached = cq.drs  # dominant_share's own cache, read inline: this loop is the hot spot
+            share = cached[1] if cached is not None and cached[0] == cq.ver else dominant_share(cq)
+            if (share[0] == 0 and cq is not me) or not stacks[cq.name]:
+                self.pruned_cqs.add(cq.name)
+            elif best_cq_share is None or share > best_cq_share:
+                best_cqs, best_cq_share = [cq], share
+            elif share == best_cq_share:
+                best_cqs.append(cq)
+        best_cohort: rn.Node | None = None
+        best_cohort_share: Share | None = None
+        for child in cohort.child_cohorts:
+            if child.name in self.pruned_cohorts:
+                continue
+            share = dominant_share(child)
+            if is_zero(share) and id(child) not in self.ancestors:
+                self.pruned_cohorts.add(child.name)
+            elif best_cohort_share is None or share > best_cohort_share:
+                best_cohort, best_cohort_share = child, share
+        if not best_cqs and best_cohort is None:
+            self.pruned_cohorts.add(cohort.name)
+            return None
+        if best_cohort is not None and (best_cq_share is None or best_cohort_share >= best_cq_share):  # type: ignore[operator]
+            return self._next(best_cohort)
+        if len(best_cqs) == 1:
+            return best_cqs[0].name
+        # Ties between ClusterQueues: the one whose next candidate comes first in CandidatesOrdering.
+        return min(best_cqs, key=self._tie_key).name
+
+    def _tie_key(self, cq: rn.Node) -> tuple[int, int, int, float, str, str]:
+        """CandidatesOrdering key of the ClusterQueue's next candidate (cached per stack height)."""
+        stack = self.stacks[cq.name]
+        hit = self._tie_keys.get(cq.name)
+        if hit is None or hit[0] != len(stack):
+            hit = self._tie_keys[cq.name] = (len(stack), candidate_order_key(stack[-1][0], cq.name, self.me.name))
+        return hit[1]
+
+
+def _almost_lcas(a: rn.Node, b: rn.Node) -> tuple[rn.Node, rn.Node]:
+    """Children of the lowest common ancestor on the paths to `a` and `b`."""
+    path_a = [a, *a.path_to_root()]
+    ids_b = {id(n): n for n in [b, *b.path_to_root()]}
+    for i, node in enumerate(path_a):
+        if id(node) in ids_b and i > 0:
+            lca = node
+            child_a = path_a[i - 1]
+            child_b = b
+            for n in [b, *b.path_to_root()]:
+                if n.parent is lca:
+                    child_b = n
+                    break
+            return child_a, child_b
+    return a, b
+
+
+class _Shares:
+    """Preemptor-side and target-side shares, with the LCA children cached per target."""
+
+    def __init__(self, ctx: PreemptionCtx) -> None:
+        self.me = ctx.state.node
+        self._lcas: dict[str, tuple[rn.Node, rn.Node]] = {}
+
+    def lcas(self, target: CQState) -> tuple[rn.Node, rn.Node]:
+        got = self._lcas.get(target.name)
+        if got is None:
+            got = self._lcas[target.name] = _almost_lcas(self.me, target.node)
+        return got
+
+    def now(self, target: CQState) -> tuple[Share, Share]:
+        """(preemptor-side share, target-side share) as the tree is now."""
+        pa, ta = self.lcas(target)
+        return dominant_share(pa), dominant_share(ta)
+
+    def target_after(self, target: CQState, usage: dict[FR, int]) -> Share:
+        """Target-side share if `usage` left `target` (the tree is not touched)."""
+        ta = self.lcas(target)[1]
+        for node, delta in rn.usage_deltas(target.node, usage, -1):
+            if node is ta:
+                return dominant_share(ta, delta)
+        return dominant_share(ta)
+
+
+def _fits_fs(ctx: PreemptionCtx) -> bool:
+    """workloadFitsForFairSharing: fits once its own (simulated) usage is taken out again."""
+    node = ctx.state.node
+    shift = dict(rn.usage_deltas(node, ctx.requests, -1))
+    return all(v <= rn.cq_available(node, fr, shift) for fr, v in ctx.requests.items())
+
+
+def _strategy(name: str) -> Callable[[Share, Share, Share], bool]:
+    if name == "LessThanInitialShare":
+        return lambda new, old, _after: new < old
+    return lambda new, _old, after: new <= after
+
+
+def _remove(ctx: PreemptionCtx, item: Item, target: CQState, reason: str, targets: list[Target]) -> bool:
+    """Simulate evicting one candidate; True when the preemptor fits now."""
+    rn.add_usage_map(target.node, item[1], -1)
+    targets.append(Target(item[0], target.name, reason))
+    return _fits_fs(ctx)
+
+
+def _first_pass(
+    ctx: PreemptionCtx, cands: dict[str, list[Item]], strategy: Callable[[Share, Share, Share], bool]
+) -> tuple[bool, list[Target], dict[str, list[Item]]]:
+    snap = ctx.snap
+    targets: list[Target] = []
+    retry: dict[str, list[Item]] = {}
+    ordering = _TargetOrdering(ctx, cands)
+    shares = _Shares(ctx)
+    me = ctx.state
+    for cq_name in ordering:
+        target = snap.cqs[cq_name]
+        if target is me or rn.within_nominal(me.node, ctx.frs):
+            reason = IN_CLUSTER_QUEUE if target is me else IN_COHORT_RECLAMATION
+            if _remove(ctx, ordering.pop(cq_name), target, reason, targets):
+                return True, targets, {}
+            continue
+        new_share, old_share = shares.now(target)
+        # Nothing changes until a candidate is taken, so the verdict depends only on its usage shape.
+        afters: dict[tuple[tuple[FR, int], ...], Share] = {}
+        stack = ordering.stacks[cq_name]
+        skipped = retry.setdefault(cq_name, [])
+        while stack:
+            item = stack.pop()
+            after = afters.get(item[2])
+            if after is None:
+                after = afters[item[2]] = shares.target_after(target, item[1])
+            if strategy(new_share, old_share, after):
+                if _remove(ctx, item, target, IN_COHORT_FAIR_SHARING, targets):
+                    return True, targets, {}
+                remember_share(shares.lcas(target)[1], after)  # the target side's share from now on
+                break
+            skipped.append(item)
+    return False, targets, {cq: items for cq, items in retry.items() if items}
+
+
+def _second_pass(
+    ctx: PreemptionCtx, retry: dict[str, list[Item]], targets: list[Target]
+) -> tuple[bool, list[Target]]:
+    snap = ctx.snap
+    ordering = _TargetOrdering(ctx, retry)
+    shares = _Shares(ctx)
+    for cq_name in ordering:
+        target = snap.cqs[cq_name]
+        new_share, old_share = shares.now(target)
+        if new_share < old_share and _remove(ctx, ordering.pop(cq_name), target, IN_COHORT_FAIR_SHARING, targets):
+            return True, targets
+        ordering.drop(cq_name)
+    return False, targets
+
+
+def fair_targets(ctx: PreemptionCtx, strategies: tuple[str, ...]) -> list[Target]:
+    """fairPreemptions: victims chosen by fair-sharing strategies, or [] when it cannot fit."""
+    sources = _sources(ctx)
+    if not fits_if_all_evicted(ctx, sources):
+        return []
+    cands = _candidates(sources)
+    if not cands:
+        return []
+    snap = ctx.snap
+    rn.add_usage_map(ctx.state.node, ctx.requests, 1)
+    fits, targets, retry = _first_pass(ctx, cands, _strategy(strategies[0] if strategies else ""))
+    if not fits and len(strategies) > 1:
+        fits, targets = _second_pass(ctx, retry, targets)
+    rn.add_usage_map(ctx.state.node, ctx.requests, -1)
+    if not fits:
+        restore(snap, targets)
+        return []
+    targets = fill_back(ctx, targets, True)
+    restore(snap, targets)
+    return targets
