@@ -104,7 +104,6 @@ def pending(cycle: dict[str, Any]) -> set[tuple[str, str, str]]:
     return {(e["workload"], e["clusterQueue"], e["queue"]) for e in cycle.get("pending", [])}
 
 
-@pytest.mark.slow  # ~170 CLI runs: about a minute on two idle cores
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[p.name for p in SCENARIOS])
 def test_upstream_scenario_matches_kueue(scenario: Path) -> None:
     expected = _expected(scenario)
