@@ -8,6 +8,7 @@ from gpuplane.account.manifests import exporter_manifests
 from gpuplane.render import dashboard, kueue, monitoring, operator, tenancy
 from gpuplane.render.nodepools import gke, nodepool_file
 from gpuplane.render.writer import IndexEntry, RenderResult, index_markdown, index_yaml
+from gpuplane.render.yamlemit import emit
 from gpuplane.spec.models import PlatformSpec
 
 
@@ -28,6 +29,13 @@ def _kueue_files(spec: PlatformSpec, api: str, result: RenderResult) -> None:
                        "submits workloads (kueue.x-k8s.io/queue-name)", of("LocalQueue"))
     result.add_objects("kueue/workload-priority-classes.yaml", "kueue", "Kueue priorities with the spec's "
                        "priority class names and values", of("WorkloadPriorityClass"))
+    config = kueue.kueue_configuration(spec, api)
+    if config is not None:
+        header = ("# Merge into Kueue's controller_manager_config.yaml (ConfigMap kueue-manager-config in\n"
+                  "# kueue-system, or the Helm chart's managerConfig.controllerManagerConfigYaml), then restart\n"
+                  "# the kueue controller: fair sharing is an installation-wide setting, not an object to apply.\n")
+        result.add_text("kueue/kueue-configuration.yaml", "kueue", "Kueue Configuration fragment: fair sharing "
+                        "on, with the spec's preemption strategies", header + emit(config))
 
 
 def _tenancy_files(spec: PlatformSpec, result: RenderResult) -> None:

@@ -185,3 +185,19 @@ def kueue_objects(spec: PlatformSpec, api: str = "v1beta2") -> list[dict[str, An
         objects += local_queues(team, api)
     objects += workload_priority_classes(spec, api)
     return objects
+
+
+def kueue_configuration(spec: PlatformSpec, api: str = "v1beta2") -> dict[str, Any] | None:
+    """The part of Kueue's own `Configuration` the spec decides: fair sharing, when it is on.
+
+    Kueue turns fair sharing on for the whole installation when its Configuration has a
+    `fairSharing` section (v1beta1 also needs `enable: true`); `gpuplane explain` reads the same
+    object, so feeding it the rendered kueue/ folder reproduces the cluster's mode.
+    """
+    if not spec.queueing.fair_sharing.enabled:
+        return None
+    section: dict[str, Any] = {}
+    if api == "v1beta1":
+        section["enable"] = True
+    section["preemptionStrategies"] = list(spec.queueing.fair_sharing.preemption_strategies)
+    return {"apiVersion": f"config.kueue.x-k8s.io/{api}", "kind": "Configuration", "fairSharing": section}
