@@ -59,17 +59,23 @@ def summary_table(results: Sequence[RunResult]) -> Table:
     return table
 
 
+def _compact(hours: float) -> str:
+    """Whole GPU-hours, thousands as `12.3k` past 9,999, so the table fits 80 columns."""
+    return f"{hours / 1000:,.1f}k" if hours >= 10_000 else f"{hours:,.0f}"
+
+
 def pools_table(result: RunResult) -> Table:
     """GPU-hours per pool of one run."""
     table = Table(title=f"{result.label}: GPU-hours per pool", title_justify="left", box=box.SIMPLE_HEAD)
-    table.add_column("pool", no_wrap=True, min_width=8)
+    pools = result.summary["pools"]
+    table.add_column("pool", no_wrap=True, min_width=max([4, *(len(name) for name in pools)]))
     for name in ("prov", "alloc", "useful", "failed", "lost", "unalloc", "nodes", "evict"):
         table.add_column(name, justify="right", min_width=len(name), no_wrap=True)
     keys = ("provisioned", "allocated", "useful", "failed", "evicted_lost", "unallocated")
     for pool, p in result.summary["pools"].items():
         h = p["gpu_hours"]
         # Whole GPU-hours keep the table inside an 80-column terminal; the JSON has the decimals.
-        table.add_row(pool, *(f"{h[k]:,.0f}" for k in keys), str(p["peak_nodes"]), str(p["spot_evictions"]))
+        table.add_row(pool, *(_compact(h[k]) for k in keys), str(p["peak_nodes"]), str(p["spot_evictions"]))
     return table
 
 
