@@ -38,6 +38,18 @@ nodePools:
       strategy: mixed
       layout: [4g.40gb, 4g.40gb]   #!
 """, "nodePools[0].sharing.layout", "does not fit"),
+    "mig_layout_does_not_fit_with_quota_on_it": (HEAD + """\
+nodePools:
+  - name: mig
+    accelerator: A100-80GB
+    vmSize: Standard_NC24ads_A100_v4
+    workloadClasses: [inference]
+    sharing: {mode: mig, strategy: mixed, layout: [7g.80gb, 1g.10gb]}   #!
+teams:
+  - name: t
+    namespaces: [t]
+    quotas: [{pool: mig, resource: nvidia.com/mig-7g.80gb, nominal: 1}]
+""", "nodePools[0].sharing.layout", "does not fit"),
     "mig_on_gpu_without_mig": (HEAD + """\
 nodePools:
   - name: t4

@@ -91,7 +91,7 @@ def _unique(names: list[str], section: str, what: str, at: Report) -> Iterator[P
         seen.add(name)
 
 
-def _team_problems(spec: PlatformSpec, at: Report) -> Iterator[Problem]:
+def _team_problems(spec: PlatformSpec, broken: set[str], at: Report) -> Iterator[Problem]:
     cohorts = {c.name for c in spec.queueing.cohorts} | (
         {spec.queueing.default_cohort} if spec.queueing.default_cohort else set())
     priorities = {p.name for p in spec.queueing.priority_classes}
@@ -106,10 +106,10 @@ def _team_problems(spec: PlatformSpec, at: Report) -> Iterator[Problem]:
             yield at((*base, "cohort"), f"unknown cohort {team.cohort!r}", "error")
         if team.priority_class and team.priority_class not in priorities:
             yield at((*base, "priorityClass"), f"unknown priority class {team.priority_class!r}", "error")
-        yield from _quota_problems(spec, t_index, at)
+        yield from _quota_problems(spec, t_index, broken, at)
 
 
-def _quota_problems(spec: PlatformSpec, t_index: int, at: Report) -> Iterator[Problem]:
+def _quota_problems(spec: PlatformSpec, t_index: int, broken: set[str], at: Report) -> Iterator[Problem]:
     team = spec.teams[t_index]
     for q_index, quota in enumerate(team.quotas):
         base: Parts = ("teams", t_index, "quotas", q_index)
@@ -118,6 +118,8 @@ def _quota_problems(spec: PlatformSpec, t_index: int, at: Report) -> Iterator[Pr
             known = ", ".join(p.name for p in spec.node_pools)
             yield at((*base, "pool"), f"quota names unknown pool {quota.pool!r} (pools: {known})", "error")
             continue
+        if pool.name in broken:
+            continue  # the pool's own error is reported; what it offers is undefined
         offered = derived.resources_per_node(pool)
         resource = derived.quota_resource(pool, quota)
         if resource is None:
@@ -169,9 +171,14 @@ def check_spec(spec: PlatformSpec, at: Report) -> list[Problem]:
     problems: list[Problem] = []
     problems += _unique([p.name for p in spec.node_pools], "nodePools", "pool", at)
     problems += _unique([t.name for t in spec.teams], "teams", "team", at)
+    broken: set[str] = set()
     for index, pool in enumerate(spec.node_pools):
-        problems += _pool_problems(spec, index, pool, at)
-    problems += _team_problems(spec, at)
+        found = list(_pool_problems(spec, index, pool, at))
+        unresolved = pool.is_gpu and (load_catalog().accelerator(pool.accelerator or "") is None or not pool.gpus)
+        if unresolved or any(p.severity == "error" for p in found):
+            broken.add(pool.name)
+        problems += found
+    problems += _team_problems(spec, broken, at)
     problems += _cohort_problems(spec, at)
     problems += _shared_time_slicing(spec, at)
     for name in spec.costs.pools:
