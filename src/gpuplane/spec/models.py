@@ -70,7 +70,7 @@ class Sharing(SpecModel):
     mode: SharingMode = "exclusive"
     strategy: MigStrategy = Field(default="single", description="MIG strategy: single or mixed.")
     layout: list[str] | None = Field(
-        default=None, description="MIG: profiles of one GPU, e.g. [3g.40gb, 2g.20gb, 1g.10gb, 1g.10gb]."
+        default=None, min_length=1, description="MIG: profiles of one GPU, e.g. [3g.40gb, 2g.20gb, 1g.10gb, 1g.10gb]."
     )
     config: str | None = Field(
         default=None, description="MIG: name of a GPU Operator default MIG config, e.g. all-1g.10gb."
