@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gpuplane.errors import InputError
 from gpuplane.spec import parse_spec
-
-EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.yaml"))
-DOCS = [yaml.safe_load(p.read_text()) for p in EXAMPLES]
+from mutation import EXAMPLE_DOCS, paths, replaced
 
 SCALARS = st.one_of(
     st.none(), st.booleans(), st.integers(-5, 300), st.floats(allow_nan=False, allow_infinity=False),
@@ -22,32 +17,13 @@ SCALARS = st.one_of(
 )
 
 
-def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [prefix] if prefix else []
-    if isinstance(node, dict):
-        for key, value in node.items():
-            out += _paths(value, (*prefix, key))
-    elif isinstance(node, list):
-        for index, value in enumerate(node):
-            out += _paths(value, (*prefix, index))
-    return out
-
-
-def _replaced(doc: Any, path: tuple[Any, ...], value: Any) -> Any:
-    if not path:
-        return value
-    copy = dict(doc) if isinstance(doc, dict) else list(doc)
-    copy[path[0]] = _replaced(doc[path[0]], path[1:], value)
-    return copy
-
-
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_mutated_specs_load_or_fail_with_located_errors(data: st.DataObject) -> None:
-    doc = data.draw(st.sampled_from(DOCS))
+    doc = data.draw(st.sampled_from(EXAMPLE_DOCS))
     for _ in range(data.draw(st.integers(1, 3))):
-        path = data.draw(st.sampled_from(_paths(doc)))
-        doc = _replaced(doc, path, data.draw(SCALARS))
+        path = data.draw(st.sampled_from(paths(doc)))
+        doc = replaced(doc, path, data.draw(SCALARS))
     text = yaml.safe_dump(doc, sort_keys=False)
     try:
         parse_spec(text, "mutated.yaml")
