@@ -30,3 +30,29 @@ def replaced(doc: Any, path: tuple[Any, ...], value: Any) -> Any:
     copy = dict(doc) if isinstance(doc, dict) else list(doc)
     copy[path[0]] = replaced(doc[path[0]], path[1:], value)
     return copy
+
+
+def value_like(current: Any) -> Any:
+    """A hypothesis strategy for a replacement of the same type as `current` (likely to load)."""
+    from hypothesis import strategies as st
+
+    if isinstance(current, bool):
+        return st.booleans()
+    if isinstance(current, int):
+        return st.integers(0, 16)
+    if isinstance(current, float):
+        return st.floats(0, 10)
+    if isinstance(current, str):
+        return st.sampled_from([current, "T4", "L4", "H100-80GB", "A100-80GB", "exclusive", "mig", "mps",
+                                "time-slicing", "mixed", "single", "all-1g.10gb", "inference", "training"])
+    if isinstance(current, list) and all(isinstance(v, str) for v in current):
+        return st.lists(st.sampled_from(["1g.10gb", "3g.40gb", "2g.20gb", "7g.80gb", "inference", "training",
+                                         "batch", "1", "2"]), min_size=1, max_size=4)
+    return st.just(current)
+
+
+def lookup(doc: Any, path: tuple[Any, ...]) -> Any:
+    """The node at `path`."""
+    for part in path:
+        doc = doc[part]
+    return doc

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from gpuplane.errors import InputError
 from gpuplane.render import render_all
 from gpuplane.spec import parse_spec
-from mutation import EXAMPLE_DOCS, paths, replaced
+from mutation import EXAMPLE_DOCS, lookup, paths, replaced, value_like
 
 SCALARS = st.one_of(
     st.booleans(), st.integers(0, 64), st.sampled_from(["", "x", "T4", "L4", "H100-80GB", "mig", "mps",
@@ -23,8 +23,10 @@ SCALARS = st.one_of(
 @given(st.data())
 def test_every_loadable_mutation_renders(data: st.DataObject) -> None:
     doc = data.draw(st.sampled_from(EXAMPLE_DOCS))
-    path = data.draw(st.sampled_from(paths(doc)))
-    doc = replaced(doc, path, data.draw(SCALARS))
+    for _ in range(data.draw(st.integers(1, 2))):
+        path = data.draw(st.sampled_from(paths(doc)))
+        current = lookup(doc, path)
+        doc = replaced(doc, path, data.draw(st.one_of(value_like(current), SCALARS)))
     try:
         spec, _ = parse_spec(yaml.safe_dump(doc, sort_keys=False), "mutated.yaml")
     except InputError:
