@@ -1,0 +1,45 @@
+"""Mutated real Kueue objects never crash explain: they load and explain, or fail with located
+InputErrors (bad queue quantities), and one cycle's JSON still has the issue's shape."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gpuplane.errors import InputError
+from gpuplane.kueue import parse_objects, run_explain, to_json
+from mutation import paths, replaced
+
+SCENARIOS = sorted((Path(__file__).resolve().parents[1] / "kueue_upstream" / "scenarios").glob("*/objects.yaml"))
+DOCS = [[d for d in yaml.safe_load_all(p.read_text()) if d] for p in SCENARIOS[::4]]
+
+VALUES = st.one_of(
+    st.none(), st.booleans(), st.integers(-3, 20), st.sampled_from(
+        ["", "1", "500m", "2Gi", "-1", "lots", "default", "Never", "Any", "LowerPriority", "StrictFIFO",
+         "nvidia.com/gpu", "cpu", "2025-01-01T00:00:00Z"]),
+    st.lists(st.integers(0, 3), max_size=2), st.dictionaries(st.sampled_from(["a", "name"]), st.integers(), max_size=1),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_mutated_kueue_objects_never_crash_explain(data: st.DataObject) -> None:
+    objects: list[Any] = list(data.draw(st.sampled_from(DOCS)))
+    for _ in range(data.draw(st.integers(1, 3))):
+        index = data.draw(st.integers(0, len(objects) - 1))
+        path = data.draw(st.sampled_from([(), *paths(objects[index])]))
+        objects[index] = replaced(objects[index], path, data.draw(VALUES))
+    try:
+        parsed = parse_objects([o for o in objects if isinstance(o, dict)], "mutated.yaml")
+        snap, results = run_explain(parsed, cycles=2)
+    except InputError as exc:
+        assert exc.problems and all(p.message for p in exc.problems)
+        return
+    report = to_json(snap, results)
+    for cycle in report["cycles"]:
+        assert {"admitted", "preempted", "pending"} <= set(cycle)
+        assert all(e["queue"] in ("heap", "inadmissible") for e in cycle["pending"])
