@@ -19,15 +19,17 @@ def _by(findings: list[Finding], rule_id: str) -> list[Finding]:
     return [f for f in findings if f.rule == rule_id]
 
 
-def test_void_none_and_capability_env_are_not_device_bypasses() -> None:
+def test_void_and_none_are_not_device_bypasses_but_driver_capabilities_are() -> None:
     findings = audit_files(REALISTIC / "device-env-values.yaml")
-    assert _by(findings, "GPU002") == []
+    hits = _by(findings, "GPU002")
+    assert [f.name for f in hits] == ["cpu-caps-only"]  # audit_and_cost.md §1.6-4 names it
+    assert "NVIDIA_DRIVER_CAPABILITIES=all" in hits[0].message
 
 
 def test_visible_devices_all_is_still_a_bypass() -> None:
     text = (REALISTIC / "device-env-values.yaml").read_text().replace("value: none", "value: all", 1)
     hits = _by(audit_yaml(text), "GPU002")
-    assert [f.name for f in hits] == ["cpu-none"]
+    assert [f.name for f in hits] == ["cpu-none", "cpu-caps-only"]
     assert "NVIDIA_VISIBLE_DEVICES=all" in hits[0].message
 
 
@@ -143,3 +145,44 @@ def test_trainjob_v21_pod_template_overrides_are_read() -> None:
     text = text.replace("      nodeSelector:\n        eks", "      spec:\n        nodeSelector:\n          eks")
     text = text.replace("      tolerations:\n        - {key", "        tolerations:\n          - {key")
     assert "GPU019" in rule_ids(audit_yaml(text))
+
+
+def test_device_env_from_a_reference_is_still_a_bypass() -> None:
+    text = (REALISTIC / "device-env-values.yaml").read_text().replace(
+        "{name: NVIDIA_VISIBLE_DEVICES, value: void}",
+        "{name: NVIDIA_VISIBLE_DEVICES, valueFrom: {configMapKeyRef: {name: gpus, key: devices}}}",
+    )
+    hits = _by(audit_yaml(text), "GPU002")
+    assert [f.name for f in hits] == ["cpu-void", "cpu-caps-only"] and "<from reference>" in hits[0].message
+
+
+def test_volcano_job_tasks_are_pod_templates() -> None:
+    hits = _by(audit_files(REALISTIC / "volcano-job.yaml"), "GPU001")
+    assert len(hits) == 1 and "'mpiworker'" in hits[0].message
+
+
+def test_dcgm_exporter_chart_in_its_own_namespace_is_a_system_component() -> None:
+    assert audit_files(REALISTIC / "dcgm-exporter-helm.yaml") == []
+
+
+def test_cronjob_labels_on_its_job_template_count() -> None:
+    ids = rule_ids(audit_files(REALISTIC / "cronjob-job-labels.yaml"))
+    assert "GPU024" not in ids and "GPU020" not in ids
+
+
+def test_cuda_of_a_container_without_gpu_is_not_matched_to_the_driver() -> None:
+    path = REALISTIC / "cuda-sidecar-on-535.yaml"
+    assert "GPU021" not in rule_ids(audit_files(path))
+    text = path.read_text().replace("cuda:12.2.2-runtime", "cuda:12.4.1-runtime")
+    hits = _by(audit_yaml(text), "GPU021")
+    assert len(hits) == 1 and "'server'" in hits[0].message
+
+
+def test_aks_fpga_pool_is_not_a_gpu_pool_but_nv_is() -> None:
+    findings = audit_files(REALISTIC / "aks-fpga-pool.json")
+    assert [(f.rule, f.name) for f in findings] == [("GPU007", "viz")]
+
+
+def test_native_sidecar_without_limits_counts_one_shot_init_does_not() -> None:
+    hits = _by(audit_files(REALISTIC / "native-sidecar.yaml"), "GPU009")
+    assert len(hits) == 1 and "'proxy'" in hits[0].message

@@ -15,7 +15,7 @@ from gpuplane.audit.objects import K8sObject, Path, as_dict, as_list, as_str, ge
 from gpuplane.audit.pools import Pool
 from gpuplane.audit.readers import Inputs
 from gpuplane.audit.specinput import SpecInput
-from gpuplane.audit.workloads import BATCH_KINDS, SERVING_KINDS, PodTemplate, pod_templates
+from gpuplane.audit.workloads import BATCH_KINDS, KNATIVE_GROUP, SERVING_KINDS, PodTemplate, pod_templates
 
 CLUSTER_SCOPED = frozenset({
     "Namespace", "Node", "ClusterRole", "ClusterRoleBinding", "PriorityClass", "ClusterPolicy",
@@ -46,6 +46,9 @@ class Workload:
         merged: dict[str, str] = {}
         for t in self.templates:
             merged.update(t.labels)
+        if self.obj.kind == "CronJob":  # the Jobs it creates carry jobTemplate.metadata.labels
+            job_labels = as_dict(get(self.obj.data, "spec", "jobTemplate", "metadata", "labels"))
+            merged.update({str(k): as_str(v) for k, v in job_labels.items()})
         merged.update(self.obj.labels)
         return merged
 
@@ -192,6 +195,8 @@ class Bundle:
             return "training"
         if kind in BATCH_KINDS - {"RayCluster"} or (kind == "Pod" and as_str(get(w.obj.data, "spec", "restartPolicy")) in ("Never", "OnFailure")):
             return "batch"
+        if kind == "Service" and w.obj.group == KNATIVE_GROUP:
+            kind = "KnativeService"
         if kind in SERVING_KINDS and w.is_gpu():
             return "inference"
         return ""

@@ -66,7 +66,7 @@ class AuditConfig(_Model):
     spot_taints: list[str] = Field(default_factory=_d("spotTaints"))
     gpu_host_paths: list[HostPath] = Field(default_factory=lambda: [HostPath(**h) for h in defaults()["gpuHostPaths"]])
     device_env: list[str] = Field(default_factory=_d("deviceEnv"))
-    capability_env: list[str] = Field(default_factory=_d("capabilityEnv"))
+    no_device_values: list[str] = Field(default_factory=_d("noDeviceValues"))
     mutable_tags: list[str] = Field(default_factory=_d("mutableTags"))
     severity: dict[str, str] = Field(default_factory=dict, description="Severity overrides per rule id.")
 

@@ -15,6 +15,7 @@ from gpuplane.audit.config import AuditConfig
 from gpuplane.audit.model import PARSE_RULE, Finding, Rule, registered_rules, severity_rank
 from gpuplane.audit.objects import K8sObject
 from gpuplane.audit.readers import Inputs
+from gpuplane.audit.workloads import NON_WORKLOAD_KINDS
 
 IGNORE_ANNOTATION = "gpuplane.io/ignore"
 
@@ -48,8 +49,11 @@ def _suppressed(f: Finding, b: Bundle, config: AuditConfig) -> bool:
 
 
 def _exempt(f: Finding, rule: Rule, b: Bundle) -> bool:
+    """System components are exempt workloads; their config (e.g. the device plugin's time-slicing
+    ConfigMap in gpu-operator) is what decides how tenants share GPUs, so it is still judged."""
     subject = f.subject
-    return not rule.system and isinstance(subject, K8sObject) and b.is_system(subject)
+    return (not rule.system and isinstance(subject, K8sObject) and subject.kind not in NON_WORKLOAD_KINDS
+            and b.is_system(subject))
 
 
 def run_rules(b: Bundle, selected: Iterable[Rule] | None = None) -> list[Finding]:

@@ -20,6 +20,8 @@ CLASS_LABEL_KEYS = (
     "purpose", "role", "tier", "node-role", "nodepool-type", "usage",
 )
 _AWS_GPU = re.compile(r"^(p[2-9]|g[3-9]|gr6|trn)[a-z0-9-]*\.", re.IGNORECASE)
+# Azure N-family with GPUs: NC (compute), ND (deep learning), NV (visualization); NP is FPGA.
+_AKS_GPU = re.compile(r"^standard_n[cdv]", re.IGNORECASE)
 _GKE_GPU = re.compile(r"^(a2|a3|a4|g2|g4)-[a-z]+-?(\d+)?g?", re.IGNORECASE)
 _GKE_COUNT = re.compile(r"-(\d+)g$")
 EKSCTL_DEFAULT_NODES = 2  # eksctl: desiredCapacity defaults to 2 and minSize to desiredCapacity
@@ -50,6 +52,7 @@ class Pool:
     sharing: str = "exclusive"
     waivers: set[str] = field(default_factory=set)
     compact_placement: bool = False
+    mig_layout_unknown: bool = False
     fields: dict[str, Path] = field(default_factory=dict)
 
     def pos(self, name: str, *, key: bool = True) -> Pos:
@@ -181,11 +184,15 @@ def aks_pools(items: list[Any], file: str, root: Any, prefix: Path = ()) -> list
         vm = as_str(ap.get("vmSize"))
         path: Path = (*prefix, i) if prefix or isinstance(root, list) else ()
         p = Pool(name=as_str(ap.get("name")), source="aks", file=file, root=root, path=path, kind="AgentPool")
-        p.gpu = vm.lower().startswith("standard_n")
+        p.gpu = bool(_AKS_GPU.match(vm))
         sku = catalog.vm_sku("aks", vm)
         p.gpus_per_node = sku.gpus if sku else None
         if p.gpus_per_node:
             p.resources = {"nvidia.com/gpu": p.gpus_per_node}
+        if as_str(ap.get("gpuInstanceProfile")).upper().startswith("MIG"):
+            # AKS partitions the GPUs (MIG1g..MIG7g); whether pods see nvidia.com/gpu or
+            # nvidia.com/mig-<profile> depends on the device plugin's MIG strategy, not on the pool.
+            p.sharing, p.mig_layout_unknown = "mig", True
         if ap.get("enableAutoScaling") is True:
             p.min_nodes, p.fields["min"] = _int(ap.get("minCount")), ("minCount",)
         else:
@@ -220,8 +227,9 @@ def gke_pools(items: list[Any], file: str, root: Any, prefix: Path = ()) -> list
         path: Path = (*prefix, i) if prefix or isinstance(root, list) else ()
         pools.append(_gke_pool(np, file, root, path))
     # GKE taints GPU nodes nvidia.com/gpu=present:NoSchedule itself when the cluster also has
-    # non-GPU node pools (GKE docs, "Run GPUs in Standard node pools").
-    if any(not p.gpu for p in pools):
+    # non-GPU node pools (GKE docs, "Run GPUs in Standard node pools"). One pool on its own
+    # (`node-pools describe`) does not show the others: give it the benefit of the doubt.
+    if any(not p.gpu for p in pools) or (isinstance(root, dict) and not prefix):
         for p in pools:
             if p.gpu and not any(t[0] == "nvidia.com/gpu" for t in p.taints):
                 p.taints.append(("nvidia.com/gpu", "present", "NoSchedule"))

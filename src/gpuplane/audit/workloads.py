@@ -1,8 +1,8 @@
 """Finding the pod templates inside workload kinds, and reading GPU requests from them.
 
 Covers Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob, JobSet, Kubeflow
-training jobs (PyTorchJob and the other *ReplicaSpecs kinds, TrainJob), RayJob/RayCluster, KServe
-InferenceService, LeaderWorkerSet, and, for unknown kinds, any nested `template.spec.containers`.
+training jobs (PyTorchJob and the other *ReplicaSpecs kinds, TrainJob), RayJob/RayCluster/RayService,
+KServe InferenceService (with multi-node `workerSpec`), Knative Service, LeaderWorkerSet, and, for unknown kinds, any nested `template.spec.containers`.
 """
 
 from __future__ import annotations
@@ -18,13 +18,18 @@ BATCH_KINDS = frozenset({
     "Job", "CronJob", "JobSet", "PyTorchJob", "TFJob", "MPIJob", "XGBoostJob", "PaddleJob",
     "JAXJob", "TrainJob", "RayJob", "RayCluster",
 })
-SERVING_KINDS = frozenset({"Deployment", "StatefulSet", "InferenceService", "LeaderWorkerSet", "ReplicaSet"})
+SERVING_KINDS = frozenset({
+    "Deployment", "StatefulSet", "InferenceService", "LeaderWorkerSet", "ReplicaSet", "RayService", "KnativeService",
+})
+KNATIVE_GROUP = "serving.knative.dev"
 KSERVE_COMPONENTS = ("predictor", "transformer", "explainer")
 # KServe predictor keys that hold one container-like model server spec.
 KSERVE_RUNTIMES = (
     "model", "pytorch", "tensorflow", "triton", "huggingface", "sklearn", "xgboost", "onnx",
     "lightgbm", "paddle", "pmml", "custom",
 )
+KSERVE_CONTAINER = "kserve-container"
+BUILTIN_GROUPS = frozenset({"", "apps", "batch", "extensions"})
 MAX_GENERIC_DEPTH = 8
 
 
@@ -181,8 +186,16 @@ def _kserve(obj: K8sObject) -> Iterator[PodTemplate]:
         t.containers = _containers(spec, path)
         for runtime in KSERVE_RUNTIMES:
             if isinstance(spec.get(runtime), dict):
-                t.containers.append(Container(spec[runtime], (*path, runtime)))
+                data = spec[runtime]
+                if "name" not in data:  # KServe names the runtime container kserve-container
+                    data = {**data, "name": KSERVE_CONTAINER}
+                t.containers.append(Container(data, (*path, runtime)))
         yield t
+        worker = spec.get("workerSpec")  # multi-node serving: the worker pods' inline PodSpec
+        if isinstance(worker, dict):
+            w = PodTemplate(spec=worker, path=(*path, "workerSpec"), meta=t.meta, role=f"{comp}-worker")
+            w.containers = _containers(worker, w.path)
+            yield w
 
 
 def _trainjob(obj: K8sObject) -> Iterator[PodTemplate]:
@@ -194,9 +207,26 @@ def _trainjob(obj: K8sObject) -> Iterator[PodTemplate]:
     container.setdefault("name", "trainer")
     if "resourcesPerNode" in trainer:
         container["resources"] = trainer["resourcesPerNode"]
-    t = PodTemplate(spec=as_dict(obj.data.get("spec")), path=("spec",), meta=as_dict(obj.data.get("metadata")), role="trainer")
+    spec, path = _trainjob_overrides(obj)
+    t = PodTemplate(spec=spec, path=path, meta=as_dict(obj.data.get("metadata")), role="trainer")
     t.containers = [Container(container, ("spec", "trainer"))]
     yield t
+
+
+def _trainjob_overrides(obj: K8sObject) -> tuple[dict[str, Any], Path]:
+    """The pod-level fields a TrainJob sets for its trainer nodes (nodeSelector, tolerations,
+    volumes): `podTemplateOverrides[].spec` (Trainer v2.1+) or inline `podSpecOverrides[]` (v2.0),
+    preferring the entry that targets the `node` job. Without one, the TrainJob spec itself."""
+    spec = as_dict(obj.data.get("spec"))
+    for key, inner in (("podTemplateOverrides", "spec"), ("podSpecOverrides", "")):
+        entries = [(i, e) for i, e in enumerate(as_list(spec.get(key))) if isinstance(e, dict)]
+        targets_node = [(i, e) for i, e in entries
+                        if any(as_str(get(t, "name")) == "node" for t in as_list(e.get("targetJobs")))]
+        for i, entry in targets_node or entries:
+            found = as_dict(entry.get(inner)) if inner else entry
+            if found:
+                return found, ("spec", key, i, *((inner,) if inner else ()))
+    return spec, ("spec",)
 
 
 def _generic(obj: K8sObject, node: Any, path: Path, depth: int) -> Iterator[PodTemplate]:
@@ -232,7 +262,11 @@ def pod_templates(obj: K8sObject) -> list[PodTemplate]:
         t.containers = _containers(spec, ("spec",))
         return [t]
     if kind in ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "ReplicationController"):
-        return [t for t in [_template(obj, ("spec", "template"))] if t]
+        if obj.group in BUILTIN_GROUPS:
+            return [t for t in [_template(obj, ("spec", "template"))] if t]
+        # Same kind name from another API group (Volcano `batch.volcano.sh` Job, OpenKruise
+        # CloneSet-like StatefulSet): look for its pod templates wherever they are.
+        return list(_generic(obj, obj.data.get("spec"), ("spec",), 0))
     if kind == "CronJob":
         return [t for t in [_template(obj, ("spec", "jobTemplate", "spec", "template"))] if t]
     if kind == "JobSet":
@@ -249,6 +283,10 @@ def pod_templates(obj: K8sObject) -> list[PodTemplate]:
         return list(_ray(obj, ("spec",)))
     if kind == "RayJob":
         return list(_ray(obj, ("spec", "rayClusterSpec")))
+    if kind == "RayService":
+        return list(_ray(obj, ("spec", "rayClusterConfig")))
+    if kind == "Service" and obj.group == KNATIVE_GROUP:
+        return [t for t in [_template(obj, ("spec", "template"))] if t]
     if kind == "InferenceService":
         return list(_kserve(obj))
     if kind == "TrainJob":

@@ -43,26 +43,26 @@ def gpu001(b: Bundle) -> Iterator[Finding]:
     "GPU002", "nvidia-device-env", "NVIDIA_VISIBLE_DEVICES or another NVIDIA_* device env in a tenant container", "high",
     why="""With the NVIDIA runtime honouring the variable, a container that sets `NVIDIA_VISIBLE_DEVICES`
     (or the MIG/IMEX device variables) gets GPUs the device plugin never allocated to it: it can see
-    and use every GPU on the node, including other tenants'.""",
+    and use every GPU on the node, including other tenants'; `NVIDIA_DRIVER_CAPABILITIES` widens what
+    the driver exposes (video, display, all). The values `void`, `none` and empty select nothing and
+    are not reported.""",
     fix="""Remove the variable and request GPUs through `resources.limits`. On the nodes, set the toolkit's
     `accept-nvidia-visible-devices-envvar-when-unprivileged = false` and the device plugin's
     `DEVICE_LIST_STRATEGY=volume-mounts` (GPU Operator `toolkit.env` / `devicePlugin.env`).""",
     tags=("gpu", "security", "multi-tenancy"), security=True,
 )
 def gpu002(b: Bundle) -> Iterator[Finding]:
-    device, capability = set(b.config.device_env), set(b.config.capability_env)
+    device, harmless = set(b.config.device_env), {v.lower() for v in b.config.no_device_values}
     for w in b.workloads:
         for t in w.templates:
             for c in t.containers:
                 for i, env in c.env():
-                    name, value = as_str(env.get("name")), as_str(env.get("value"))
-                    if name in device and value.lower() not in ("void", ""):
+                    name, value = as_str(env.get("name")), as_str(env.get("value")).strip()
+                    # `void`/`none`/empty select nothing (toolkit docs), so they are not reported.
+                    if name in device and (value.lower() not in harmless or "valueFrom" in env):
                         why = "" if c.gpus() else " without requesting any GPU"
                         yield at_workload("GPU002", b, w, (*c.path, "env", i, "name"),
                                           f"container {c.name!r} sets {name}={value or '<from reference>'}{why}: it bypasses the device plugin", key=False)
-                    elif name in capability and not c.gpus():
-                        yield at_workload("GPU002", b, w, (*c.path, "env", i, "name"),
-                                          f"container {c.name!r} sets {name} without requesting a GPU", key=False)
 
 
 def _gpu_host_path(b: Bundle, path: str) -> bool:
@@ -153,7 +153,9 @@ def gpu009(b: Bundle) -> Iterator[Finding]:
     for w in b.gpu_workloads():
         defaults = _limitrange_defaults(b, w.namespace)
         for t in w.gpu_templates():
-            for c in t.main_containers():
+            # app containers plus native sidecars (init containers with restartPolicy: Always run all along)
+            running = [c for c in t.containers if not c.init or as_str(c.data.get("restartPolicy")) == "Always"]
+            for c in running:
                 limits = c.resources("limits")
                 missing = [r for r in ("cpu", "memory") if r not in limits and r not in defaults]
                 if missing:
@@ -177,7 +179,8 @@ def image_tag(image: str) -> tuple[str, str, bool]:
     "GPU010", "gpu-image-mutable-tag", "GPU image by mutable tag (latest or none) instead of a pinned tag or digest", "medium",
     why="""A GPU image bundles a CUDA version that must match the node driver. A moving tag silently
     swaps CUDA, framework and NCCL under a running job: the next restart can fail or change results,
-    and nobody can say which image produced a model.""",
+    and nobody can say which image produced a model. Only containers that get a GPU are judged:
+    sidecars and init containers do not run a GPU image.""",
     fix="""Pin a version tag (`nvcr.io/nvidia/pytorch:24.05-py3`) or, better, a digest (`@sha256:...`).""",
 )
 def gpu010(b: Bundle) -> Iterator[Finding]:
@@ -185,7 +188,8 @@ def gpu010(b: Bundle) -> Iterator[Finding]:
     for w in b.gpu_workloads():
         for t in w.gpu_templates():
             for c in t.containers:
-                if not c.image or "{{" in c.image or "$" in c.image:
+                # Only the containers that get a GPU run a GPU image; sidecars and init steps do not.
+                if not c.gpus() or not c.image or "{{" in c.image or "$" in c.image:
                     continue
                 _, tag, digest = image_tag(c.image)
                 if digest:
@@ -263,7 +267,7 @@ def gpu021(b: Bundle) -> Iterator[Finding]:
             if not targets:
                 continue
             for c in t.containers:
-                found = container_cuda(c)
+                found = container_cuda(c) if c.gpus() else None  # only GPU containers load the driver
                 if found is None:
                     continue
                 cuda, path, source = found

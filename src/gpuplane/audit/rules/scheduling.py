@@ -123,6 +123,8 @@ def _offered_mig(b: Bundle) -> tuple[set[str], bool]:
             offered |= node_offered
             known = known or bool(n.resources) or bool(node_offered) or "nvidia.com/gpu.count" in n.labels
     for p in b.pools:
+        if p.gpu and p.mig_layout_unknown:
+            return offered, False  # a MIG pool whose resource names depend on the MIG strategy
         if p.gpu:
             known = known or bool(p.resources)
             offered.update(r.removesuffix(".shared") for r in p.mig_resources())
@@ -187,6 +189,8 @@ def _capacity(b: Bundle, t: PodTemplate, resource: str) -> tuple[int, bool]:
             known = True
             best = max(best, int(count))
     for p in b.matching_pools(t):
+        if p.source in ("aks", "gke") and p.sharing != "exclusive":
+            continue  # MIG partitions and time-sharing multiply what a node advertises
         if p.resources:
             known = True
             best = max(best, p.resources.get(resource, 0))

@@ -40,11 +40,15 @@ def _ns_finding(rule_id: str, b: Bundle, ns: str, workloads: list[Workload], mes
 
 
 def _quota_resources(b: Bundle, ns: str) -> set[str]:
+    """Extended resources a namespace's quotas cap. Kubernetes only enforces `requests.<resource>`
+    items for extended resources (no overcommit); `limits.nvidia.com/gpu` or a bare `nvidia.com/gpu`
+    is accepted by the API server but caps nothing."""
     out: set[str] = set()
     for q in b.in_ns(ns, "ResourceQuota"):
         for key in as_dict(get(q.data, "spec", "hard")):
             name = str(key)
-            out.add(name.removeprefix("requests.").removeprefix("limits."))
+            if name.startswith("requests."):
+                out.add(name.removeprefix("requests."))
     return out
 
 
@@ -54,14 +58,17 @@ def _quota_resources(b: Bundle, ns: str) -> set[str]:
     built-in cap on how many GPUs one namespace takes. Without it one tenant can take every GPU in the
     cluster (and the autoscaler will buy more).""",
     fix="""Add a ResourceQuota with `requests.nvidia.com/gpu` (and `requests.nvidia.com/mig-<profile>` for
-    each MIG resource used) in the namespace, or let Kueue ClusterQueues hold the quota and require queues.""",
+    each MIG resource used) in the namespace, or let Kueue ClusterQueues hold the quota and require queues.
+    Only the `requests.` form counts: Kubernetes ignores `limits.nvidia.com/gpu` and bare `nvidia.com/gpu`
+    quota items for extended resources.""",
     tags=("gpu", "multi-tenancy", "cost"),
 )
 def gpu006(b: Bundle) -> Iterator[Finding]:
     for ns, workloads in sorted(gpu_namespaces(b).items()):
         if not b.judges_ns(ns, "ResourceQuota"):
             continue
-        used = sorted({r.removesuffix(".shared") if r.endswith(".shared") else r for w in workloads for t in w.gpu_templates() for r in t.gpus()})
+        # A renamed time-sliced resource (`nvidia.com/gpu.shared`) is its own quota item.
+        used = sorted({r for w in workloads for t in w.gpu_templates() for r in t.gpus()})
         quota = _quota_resources(b, ns)
         missing = [r for r in used if r not in quota]
         if missing:
