@@ -97,3 +97,28 @@ teams:
     _, warnings = parse_spec(text, "ts.yaml")
     assert [(w.path, w.line) for w in warnings] == [("nodePools[0].sharing.mode", 7)]
     assert "shared by teams a, b" in warnings[0].message
+
+
+def test_kubectl_style_shorthands_load_like_the_long_forms() -> None:
+    text = """\
+cluster: {name: c, provider: eks, region: us-east-1, kubernetesVersion: 1.30.4}
+nodePools:
+  - name: l4
+    accelerator: L4
+    vmSize: g6.xlarge
+    spot: true
+    sharing: exclusive
+    taints: ["nvidia.com/gpu=present:NoSchedule", "dedicated:NoExecute"]
+"""
+    spec, _ = parse_spec(text, "short.yaml")
+    pool = spec.node_pools[0]
+    assert spec.cluster.kubernetes_version == "1.30"
+    assert pool.spot.enabled is True and pool.sharing.mode == "exclusive"
+    assert [(t.key, t.value, t.effect) for t in pool.taints] == [
+        ("nvidia.com/gpu", "present", "NoSchedule"), ("dedicated", "", "NoExecute")]
+
+
+def test_kubernetes_version_written_as_a_yaml_number_keeps_its_minor() -> None:
+    spec, _ = parse_spec("cluster: {name: c, provider: generic, kubernetesVersion: 1.30}\n"
+                         "nodePools: [{name: cpu}]\n", "v.yaml")
+    assert spec.cluster.kubernetes_version == "1.30"

@@ -6,6 +6,7 @@ errors, so a typo never silently does nothing.
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -44,8 +45,19 @@ class Cluster(SpecModel):
     provider: Provider = Field(description="Where node pools are provisioned: aks, gke, eks or generic.")
     region: str = Field(default="", description="Cloud region (e.g. eastus, us-central1); prices are looked up here.")
     kubernetes_version: str = Field(
-        default="1.30", pattern=r"^1\.[0-9]{2}$", description="Kubernetes minor version, e.g. \"1.30\"."
+        default="1.30", pattern=r"^1\.[0-9]{2}$",
+        description="Kubernetes minor version, e.g. \"1.30\" (a patch version such as 1.30.4 is cut to its minor).",
     )
+
+    @field_validator("kubernetes_version", mode="before")
+    @classmethod
+    def _minor_version(cls, value: object) -> object:
+        # 1.30 written as a YAML number, or a patch release: keep major.minor, as the schemas key on it.
+        if isinstance(value, float):
+            value = f"{value:.2f}"
+        if isinstance(value, str) and re.fullmatch(r"v?1\.[0-9]{2}\.[0-9]+", value):
+            value = value.lstrip("v").rsplit(".", 1)[0]
+        return value
     resource_group: str = Field(default="", description="AKS resource group (used in `az` commands).")
 
 
@@ -55,6 +67,15 @@ class Taint(SpecModel):
     key: str = Field(min_length=1, description="Taint key, e.g. nvidia.com/gpu.")
     value: str = Field(default="", description="Taint value.")
     effect: TaintEffect = Field(default="NoSchedule", description="NoSchedule, PreferNoSchedule or NoExecute.")
+
+
+def _parse_taint(text: str) -> dict[str, str]:
+    """`key=value:Effect` or `key:Effect` as kubectl writes taints; pydantic checks the parts."""
+    head, _, effect = text.rpartition(":")
+    if not head:
+        return {"key": text}
+    key, _, taint_value = head.partition("=")
+    return {"key": key, "value": taint_value, "effect": effect}
 
 
 class Spot(SpecModel):
@@ -90,7 +111,7 @@ class NodePool(SpecModel):
     gpus_per_node: int | None = Field(default=None, ge=0, description="Derived from the catalog when omitted.")
     min_nodes: int = Field(default=0, ge=0, description="Autoscaler minimum; 0 lets the pool scale to zero.")
     max_nodes: int = Field(default=1, ge=0, description="Autoscaler maximum.")
-    spot: Spot = Field(default_factory=Spot, description="Spot capacity settings.")
+    spot: Spot = Field(default_factory=Spot, description="Spot capacity settings; `spot: true` is short for {enabled: true}.")
     zones: list[str] = Field(default_factory=list, description="Availability zones the pool spans.")
     taints: list[Taint] = Field(
         default_factory=list,
@@ -107,6 +128,24 @@ class NodePool(SpecModel):
     )
     cpu_per_node: float | None = Field(default=None, gt=0, description="vCPUs per node; from the catalog when known.")
     memory_gib_per_node: float | None = Field(default=None, gt=0, alias="memoryGiBPerNode", description="Memory per node; from the catalog when known.")
+
+    @field_validator("spot", mode="before")
+    @classmethod
+    def _spot_shorthand(cls, value: object) -> object:
+        return {"enabled": value} if isinstance(value, bool) else value
+
+    @field_validator("sharing", mode="before")
+    @classmethod
+    def _sharing_shorthand(cls, value: object) -> object:
+        return {"mode": value} if isinstance(value, str) else value
+
+    @field_validator("taints", mode="before")
+    @classmethod
+    def _kubectl_taints(cls, value: object) -> object:
+        # kubectl's `key=value:Effect` (or `key:Effect`) strings, as az/gcloud/kubectl take them.
+        if not isinstance(value, list):
+            return value
+        return [_parse_taint(item) if isinstance(item, str) else item for item in value]
 
     @model_validator(mode="after")
     def _default_gpu_taint(self) -> NodePool:
@@ -158,8 +197,6 @@ class Team(SpecModel):
     @field_validator("namespaces")
     @classmethod
     def _dns_namespaces(cls, value: list[str]) -> list[str]:
-        import re
-
         for ns in value:
             if not re.fullmatch(DNS_LABEL, ns) or len(ns) > 63:
                 raise ValueError(f"namespace {ns!r} is not a valid DNS label")
