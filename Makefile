@@ -24,6 +24,7 @@ test: $(STAMP) system-deps
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/ruff format --check src tests benchmarks
 	$(VENV)/bin/mypy --strict src
 
 bench: $(STAMP)

@@ -25,7 +25,9 @@ NODES = 125
 
 
 def _tsdb() -> tuple[Path, float]:
-    digest = hashlib.sha256((inspect.getsource(testdata) + inspect.getsource(scenarios)).encode()).hexdigest()[:12]
+    digest = hashlib.sha256(
+        (inspect.getsource(testdata) + inspect.getsource(scenarios)).encode()
+    ).hexdigest()[:12]
     target = Path(tempfile.gettempdir()) / f"gpuplane-bench-account-{NODES}-{digest}"
     began = time.perf_counter()
     target.mkdir(exist_ok=True)
@@ -58,8 +60,10 @@ def run_bench() -> list[tuple[str, str]]:
     allocated = sum(p.allocated_h for p in result.pods)
     return [
         ("account: data setup (generate + promtool, cached)", f"{setup_s:.1f} s"),
-        ("account: 1,000 GPUs x 7 days @ 30 s step", f"{account_s:.1f} s ({len(result.pods):,} pods, "
-         f"{allocated:,.0f} allocated GPU-h)"),
+        (
+            "account: 1,000 GPUs x 7 days @ 30 s step",
+            f"{account_s:.1f} s ({len(result.pods):,} pods, {allocated:,.0f} allocated GPU-h)",
+        ),
         ("account: same with report time series", f"{charts_s:.1f} s"),
     ]
 

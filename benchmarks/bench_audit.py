@@ -55,9 +55,13 @@ def _write_corpus(folder: Path) -> None:
     docs = []
     for i in range(OBJECTS):
         tmpl = _TEMPLATES[i % len(_TEMPLATES)]
-        docs.append(tmpl.format(i=i, t=i % 20, p=i % 4, g=1 + i % 8, tag="latest" if i % 7 == 0 else "v0.6.3"))
+        docs.append(
+            tmpl.format(i=i, t=i % 20, p=i % 4, g=1 + i % 8, tag="latest" if i % 7 == 0 else "v0.6.3")
+        )
     for start in range(0, OBJECTS, PER_FILE):
-        (folder / f"objects-{start // PER_FILE:04d}.yaml").write_text("---\n".join(docs[start : start + PER_FILE]))
+        (folder / f"objects-{start // PER_FILE:04d}.yaml").write_text(
+            "---\n".join(docs[start : start + PER_FILE])
+        )
 
 
 def run() -> list[tuple[str, str]]:

@@ -40,7 +40,10 @@ GPU = "nvidia.com/gpu"
 def _cq(name: str, cohort: str | None, gpus: int, rng: random.Random) -> ClusterQueue:
     flavors = (
         FlavorQuotas("h100", (ResourceQuota(GPU, gpus * 1000), ResourceQuota("cpu", gpus * 16000))),
-        FlavorQuotas("a100", (ResourceQuota(GPU, gpus * 1000, borrowing_limit=gpus * 500), ResourceQuota("cpu", gpus * 16000))),
+        FlavorQuotas(
+            "a100",
+            (ResourceQuota(GPU, gpus * 1000, borrowing_limit=gpus * 500), ResourceQuota("cpu", gpus * 16000)),
+        ),
     )
     policy = PreemptionPolicy(
         within_cluster_queue=rng.choice(["Never", "LowerPriority", "LowerOrNewerEqualPriority"]),
@@ -64,17 +67,38 @@ def build_cluster(n_cq: int, n_cohorts: int, pending: int, admitted: int, seed: 
     for j in range(admitted):
         i = j % n_cq
         gpus = rng.choice([1, 2, 4])
-        w = Workload(f"ns-{i}", f"run-{j}", "lq", priority=rng.choice([0, 100, 1000]), creation_time=float(j),
-                     pod_sets=[PodSet("main", 1, {GPU: gpus, "cpu": gpus * 8})])
+        w = Workload(
+            f"ns-{i}",
+            f"run-{j}",
+            "lq",
+            priority=rng.choice([0, 100, 1000]),
+            creation_time=float(j),
+            pod_sets=[PodSet("main", 1, {GPU: gpus, "cpu": gpus * 8})],
+        )
         flavor = "h100" if j % 2 else "a100"
-        w.admission = Admission(f"cq-{i}", [PodSetAssignment("main", {GPU: flavor, "cpu": flavor}, {GPU: gpus * 1000, "cpu": gpus * 8000}, 1)])
+        w.admission = Admission(
+            f"cq-{i}",
+            [
+                PodSetAssignment(
+                    "main", {GPU: flavor, "cpu": flavor}, {GPU: gpus * 1000, "cpu": gpus * 8000}, 1
+                )
+            ],
+        )
         w.quota_reserved_time = float(j)
         objs.append(w)
     for j in range(pending):
         i = rng.randrange(n_cq)
         gpus = rng.choice([1, 2, 4, 8])
-        objs.append(Workload(f"ns-{i}", f"job-{j}", "lq", priority=rng.choice([0, 100, 1000]),
-                             creation_time=float(admitted + j), pod_sets=[PodSet("main", rng.choice([1, 2]), {GPU: gpus, "cpu": gpus * 8})]))
+        objs.append(
+            Workload(
+                f"ns-{i}",
+                f"job-{j}",
+                "lq",
+                priority=rng.choice([0, 100, 1000]),
+                creation_time=float(admitted + j),
+                pod_sets=[PodSet("main", rng.choice([1, 2]), {GPU: gpus, "cpu": gpus * 8})],
+            )
+        )
     return objs
 
 
@@ -95,9 +119,22 @@ def build_contended(n_cq: int, n_cohorts: int, pending: int, seed: int = 5) -> l
             used = 0
             while used < gpus * (2.0, 0.3, 1.0)[i % 3]:
                 g = rng.choice([1, 2, 4])
-                w = Workload(f"ns-{i}", f"run-{j}", "lq", priority=rng.choice([0, 100, 1000]), creation_time=float(j),
-                             pod_sets=[PodSet("main", 1, {GPU: g, "cpu": g * 8})])
-                w.admission = Admission(f"cq-{i}", [PodSetAssignment("main", {GPU: flavor, "cpu": flavor}, {GPU: g * 1000, "cpu": g * 8000}, 1)])
+                w = Workload(
+                    f"ns-{i}",
+                    f"run-{j}",
+                    "lq",
+                    priority=rng.choice([0, 100, 1000]),
+                    creation_time=float(j),
+                    pod_sets=[PodSet("main", 1, {GPU: g, "cpu": g * 8})],
+                )
+                w.admission = Admission(
+                    f"cq-{i}",
+                    [
+                        PodSetAssignment(
+                            "main", {GPU: flavor, "cpu": flavor}, {GPU: g * 1000, "cpu": g * 8000}, 1
+                        )
+                    ],
+                )
                 w.quota_reserved_time = float(j)
                 objs.append(w)
                 j += 1
@@ -105,8 +142,16 @@ def build_contended(n_cq: int, n_cohorts: int, pending: int, seed: int = 5) -> l
     for k in range(pending):
         i = rng.randrange(n_cq)
         gpus = rng.choice([1, 2, 4, 8])
-        objs.append(Workload(f"ns-{i}", f"job-{k}", "lq", priority=rng.choice([0, 100, 1000]), creation_time=float(j + k),
-                             pod_sets=[PodSet("main", 1, {GPU: gpus, "cpu": gpus * 8})]))
+        objs.append(
+            Workload(
+                f"ns-{i}",
+                f"job-{k}",
+                "lq",
+                priority=rng.choice([0, 100, 1000]),
+                creation_time=float(j + k),
+                pod_sets=[PodSet("main", 1, {GPU: gpus, "cpu": gpus * 8})],
+            )
+        )
     return objs
 
 
@@ -135,8 +180,16 @@ def _many_cycles(n: int = 1000) -> tuple[float, int]:
         for _ in range(3):
             i = rng.randrange(50)
             gpus = rng.choice([1, 2, 4])
-            snap.add_workload(Workload(f"ns-{i}", f"j{job}", "lq", priority=rng.choice([0, 100]), creation_time=float(cycle),
-                                       pod_sets=[PodSet("main", 1, {GPU: gpus, "cpu": gpus * 8})]))
+            snap.add_workload(
+                Workload(
+                    f"ns-{i}",
+                    f"j{job}",
+                    "lq",
+                    priority=rng.choice([0, 100]),
+                    creation_time=float(cycle),
+                    pod_sets=[PodSet("main", 1, {GPU: gpus, "cpu": gpus * 8})],
+                )
+            )
             job += 1
         result = schedule_cycle(snap)
         snap.release_preempted()
@@ -154,16 +207,29 @@ def run() -> list[tuple[str, str]]:
         build, cycle, cpu, admitted, preempted = _one_cycle(build_cluster(500, 20, 50_000, 20_000), fair)
         tag = "fair sharing" if fair else "classical"
         rows.append((f"kueue: build snapshot, 500 CQs / 70k workloads ({tag})", f"{build:.2f} s"))
-        rows.append((f"kueue: one cycle, 500 CQs, 50k pending, 20k admitted ({tag})",
-                     f"{cycle * 1000:.0f} ms, cpu {cpu * 1000:.0f} ms ({admitted} admitted, {preempted} preempted)"))
+        rows.append(
+            (
+                f"kueue: one cycle, 500 CQs, 50k pending, 20k admitted ({tag})",
+                f"{cycle * 1000:.0f} ms, cpu {cpu * 1000:.0f} ms ({admitted} admitted, {preempted} preempted)",
+            )
+        )
     for fair in (False, True):
         _, cycle, cpu, admitted, preempted = _one_cycle(build_contended(500, 20, 20_000), fair)
         tag = "fair sharing" if fair else "classical"
-        rows.append((f"kueue: one contended cycle, 500 CQs, 20k pending, ~9k admitted ({tag})",
-                     f"{cycle * 1000:.0f} ms, cpu {cpu * 1000:.0f} ms ({admitted} admitted, {preempted} preempted)"))
+        rows.append(
+            (
+                f"kueue: one contended cycle, 500 CQs, 20k pending, ~9k admitted ({tag})",
+                f"{cycle * 1000:.0f} ms, cpu {cpu * 1000:.0f} ms ({admitted} admitted, {preempted} preempted)",
+            )
+        )
     n = 1000
     elapsed, total = _many_cycles(n)
-    rows.append(("kueue: 1,000 consecutive cycles, 50 CQs", f"{elapsed:.2f} s ({elapsed / n * 1000:.3f} ms/cycle, {total} admitted)"))
+    rows.append(
+        (
+            "kueue: 1,000 consecutive cycles, 50 CQs",
+            f"{elapsed:.2f} s ({elapsed / n * 1000:.3f} ms/cycle, {total} admitted)",
+        )
+    )
     return rows
 
 

@@ -45,7 +45,9 @@ def run() -> list[tuple[str, str]]:
             continue
         start = time.perf_counter()
         found = mig._maximal(acc, False)  # the uncached enumeration
-        rows.append((f"maximal layouts {acc.name}", f"{len(found)} in {(time.perf_counter() - start) * 1000:.1f} ms"))
+        rows.append(
+            (f"maximal layouts {acc.name}", f"{len(found)} in {(time.perf_counter() - start) * 1000:.1f} ms")
+        )
     return rows
 
 

@@ -16,8 +16,11 @@ COHORTS = 10
 # (vm size, accelerator, sharing) cycled over the pools.
 SHAPES = [
     ("Standard_NC96ads_A100_v4", "A100-80GB", {"mode": "exclusive"}),
-    ("Standard_NC24ads_A100_v4", "A100-80GB",
-     {"mode": "mig", "strategy": "mixed", "layout": ["3g.40gb", "2g.20gb", "1g.10gb", "1g.10gb"]}),
+    (
+        "Standard_NC24ads_A100_v4",
+        "A100-80GB",
+        {"mode": "mig", "strategy": "mixed", "layout": ["3g.40gb", "2g.20gb", "1g.10gb", "1g.10gb"]},
+    ),
     ("Standard_NC4as_T4_v3", "T4", {"mode": "time-slicing", "replicas": 4}),
     ("Standard_ND96isr_H100_v5", "H100-80GB", {"mode": "exclusive"}),
     ("Standard_NC64as_T4_v3", "T4", {"mode": "mps", "replicas": 2}),
@@ -27,9 +30,17 @@ SHAPES = [
 def _pool(i: int) -> dict[str, object]:
     vm, acc, sharing = SHAPES[i % len(SHAPES)]
     spot = i % 2 == 0 and sharing["mode"] != "mig"
-    return {"name": f"pool-{i:02d}", "accelerator": acc, "vmSize": vm, "minNodes": 0, "maxNodes": 20,
-            "spot": {"enabled": spot}, "zones": ["1", "2", "3"],
-            "workloadClasses": ["training", "batch"] if spot else ["inference", "batch"], "sharing": sharing}
+    return {
+        "name": f"pool-{i:02d}",
+        "accelerator": acc,
+        "vmSize": vm,
+        "minNodes": 0,
+        "maxNodes": 20,
+        "spot": {"enabled": spot},
+        "zones": ["1", "2", "3"],
+        "workloadClasses": ["training", "batch"] if spot else ["inference", "batch"],
+        "sharing": sharing,
+    }
 
 
 def _quota(pool: dict[str, object]) -> dict[str, object]:
@@ -44,16 +55,27 @@ def _quota(pool: dict[str, object]) -> dict[str, object]:
 def generated_spec_text() -> str:
     """The benchmark spec as YAML text."""
     pools = [_pool(i) for i in range(POOLS)]
-    teams = [{"name": f"team-{t:03d}", "namespaces": [f"team-{t:03d}", f"team-{t:03d}-dev"],
-              "groups": [f"grp-{t:03d}"], "cohort": f"cohort-{t % COHORTS}",
-              "quotas": [_quota(pools[(t + k * 7) % POOLS]) for k in range(3)], "priorityClass": "normal"}
-             for t in range(TEAMS)]
+    teams = [
+        {
+            "name": f"team-{t:03d}",
+            "namespaces": [f"team-{t:03d}", f"team-{t:03d}-dev"],
+            "groups": [f"grp-{t:03d}"],
+            "cohort": f"cohort-{t % COHORTS}",
+            "quotas": [_quota(pools[(t + k * 7) % POOLS]) for k in range(3)],
+            "priorityClass": "normal",
+        }
+        for t in range(TEAMS)
+    ]
     spec = {
-        "apiVersion": "gpuplane.io/v1alpha1", "kind": "Platform",
+        "apiVersion": "gpuplane.io/v1alpha1",
+        "kind": "Platform",
         "cluster": {"name": "bench", "provider": "aks", "region": "eastus", "kubernetesVersion": "1.30"},
-        "nodePools": pools, "teams": teams,
-        "queueing": {"cohorts": [{"name": "org"}] + [{"name": f"cohort-{c}", "parent": "org"} for c in range(COHORTS)],
-                     "priorityClasses": [{"name": "normal", "value": 100}]},
+        "nodePools": pools,
+        "teams": teams,
+        "queueing": {
+            "cohorts": [{"name": "org"}] + [{"name": f"cohort-{c}", "parent": "org"} for c in range(COHORTS)],
+            "priorityClasses": [{"name": "normal", "value": 100}],
+        },
     }
     return yaml.safe_dump(spec, sort_keys=False)
 

@@ -22,8 +22,17 @@ PHILLY = SHARED / "philly-pollux" / "philly.csv"
 OPENB = SHARED / "alibaba-gpu-v2023-openb" / "openb_pod_list_default.csv"
 # GPUs per VC from philly_vc.csv (nodes x 8); VCs it does not list get one node.
 PHILLY_VC_NODES = {
-    "6214e9": 64, "7f04ca": 32, "11cb48": 16, "b436b2": 64, "ee9e8c": 64, "e13805": 16,
-    "6c71a0": 32, "2869ce": 16, "ed69ec": 8, "103959": 8, "0e4a51": 32,
+    "6214e9": 64,
+    "7f04ca": 32,
+    "11cb48": 16,
+    "b436b2": 64,
+    "ee9e8c": 64,
+    "e13805": 16,
+    "6c71a0": 32,
+    "2869ce": 16,
+    "ed69ec": 8,
+    "103959": 8,
+    "0e4a51": 32,
 }
 
 
@@ -32,20 +41,36 @@ def philly_spec(queues: list[str], *, spot: bool = False) -> Any:
     from gpuplane.spec import PlatformSpec
 
     nodes = sum(PHILLY_VC_NODES.get(q, 1) for q in queues)
-    return PlatformSpec.model_validate({
-        "cluster": {"name": "philly", "provider": "generic"},
-        "nodePools": [{
-            "name": "gpu", "accelerator": "A100-40GB", "gpusPerNode": 8, "minNodes": 0 if spot else nodes,
-            "maxNodes": nodes, "spot": {"enabled": spot}, "workloadClasses": ["training", "batch", "inference"],
-        }],
-        "teams": [
-            {"name": q, "namespaces": [q], "quotas": [{"pool": "gpu", "nominal": PHILLY_VC_NODES.get(q, 1) * 8}]}
-            for q in queues
-        ],
-        "queueing": {"defaultCohort": "philly", "cohorts": [{"name": "philly"}],
-                     "preemption": {"withinClusterQueue": "Never", "reclaimWithinCohort": "Never"}},
-        "costs": {"pools": {"gpu": {"onDemandHourly": 24.0, "spotHourly": 8.0}}},
-    })
+    return PlatformSpec.model_validate(
+        {
+            "cluster": {"name": "philly", "provider": "generic"},
+            "nodePools": [
+                {
+                    "name": "gpu",
+                    "accelerator": "A100-40GB",
+                    "gpusPerNode": 8,
+                    "minNodes": 0 if spot else nodes,
+                    "maxNodes": nodes,
+                    "spot": {"enabled": spot},
+                    "workloadClasses": ["training", "batch", "inference"],
+                }
+            ],
+            "teams": [
+                {
+                    "name": q,
+                    "namespaces": [q],
+                    "quotas": [{"pool": "gpu", "nominal": PHILLY_VC_NODES.get(q, 1) * 8}],
+                }
+                for q in queues
+            ],
+            "queueing": {
+                "defaultCohort": "philly",
+                "cohorts": [{"name": "philly"}],
+                "preemption": {"withinClusterQueue": "Never", "reclaimWithinCohort": "Never"},
+            },
+            "costs": {"pools": {"gpu": {"onDemandHourly": 24.0, "spotHourly": 8.0}}},
+        }
+    )
 
 
 def _measure(name: str, build: Callable[[], tuple[Any, list[Any], Any]], out: Any) -> None:
@@ -74,6 +99,7 @@ def _philly(spot: bool) -> Callable[[], tuple[Any, list[Any], Any]]:
             workloads = [with_checkpoint(w, ckpt) for w in workloads]
             config = SimConfig(seed=1, spot_evictions_per_node_hour=0.01)
         return philly_spec(queues, spot=spot), workloads, config
+
     return build
 
 
@@ -87,6 +113,7 @@ def _synthetic(factor: int) -> Callable[[], tuple[Any, list[Any], Any]]:
         teams = sorted(PHILLY_VC_NODES)[:10]
         workloads = generate(7, 109 * 86400.0 * factor, teams, jobs_per_hour=31.5)
         return philly_spec(teams), workloads, SimConfig(seed=7)
+
     return build
 
 
@@ -96,22 +123,40 @@ def openb_spec() -> Any:
     from gpuplane.spec import PlatformSpec
 
     teams = ["ls", "be", "burstable", "guaranteed"]
-    return PlatformSpec.model_validate({
-        "cluster": {"name": "openb", "provider": "generic"},
-        "nodePools": [
-            {"name": "shared", "accelerator": "A10", "gpusPerNode": 8, "minNodes": 0, "maxNodes": 150,
-             "workloadClasses": ["training", "batch", "inference"],
-             "sharing": {"mode": "time-slicing", "replicas": 4, "renameShared": True}},
-            {"name": "whole", "accelerator": "A10", "gpusPerNode": 8, "minNodes": 0, "maxNodes": 300,
-             "workloadClasses": ["training", "batch", "inference"]},
-        ],
-        "teams": [
-            {"name": t, "namespaces": [t], "quotas": [{"pool": "shared", "nominal": 1200}, {"pool": "whole", "nominal": 600}]}
-            for t in teams
-        ],
-        "queueing": {"defaultCohort": "openb", "cohorts": [{"name": "openb"}]},
-        "costs": {"pools": {"shared": {"onDemandHourly": 8.0}, "whole": {"onDemandHourly": 8.0}}},
-    })
+    return PlatformSpec.model_validate(
+        {
+            "cluster": {"name": "openb", "provider": "generic"},
+            "nodePools": [
+                {
+                    "name": "shared",
+                    "accelerator": "A10",
+                    "gpusPerNode": 8,
+                    "minNodes": 0,
+                    "maxNodes": 150,
+                    "workloadClasses": ["training", "batch", "inference"],
+                    "sharing": {"mode": "time-slicing", "replicas": 4, "renameShared": True},
+                },
+                {
+                    "name": "whole",
+                    "accelerator": "A10",
+                    "gpusPerNode": 8,
+                    "minNodes": 0,
+                    "maxNodes": 300,
+                    "workloadClasses": ["training", "batch", "inference"],
+                },
+            ],
+            "teams": [
+                {
+                    "name": t,
+                    "namespaces": [t],
+                    "quotas": [{"pool": "shared", "nominal": 1200}, {"pool": "whole", "nominal": 600}],
+                }
+                for t in teams
+            ],
+            "queueing": {"defaultCohort": "openb", "cohorts": [{"name": "openb"}]},
+            "costs": {"pools": {"shared": {"onDemandHourly": 8.0}, "whole": {"onDemandHourly": 8.0}}},
+        }
+    )
 
 
 def _openb() -> tuple[Any, list[Any], Any]:
@@ -153,8 +198,13 @@ def run() -> list[tuple[str, str]]:
 
 if __name__ == "__main__":
     names = sys.argv[1:]
-    table = {"philly": _philly(False), "philly-spot": _philly(True), "syn1": _synthetic(1), "syn10": _synthetic(10),
-             "openb": _openb}
+    table = {
+        "philly": _philly(False),
+        "philly-spot": _philly(True),
+        "syn1": _synthetic(1),
+        "syn10": _synthetic(10),
+        "openb": _openb,
+    }
     for n in names or list(table):
         for label, figure in case(n, table[n]):
             print(f"{label:45s} {figure}")

@@ -69,9 +69,16 @@ def run() -> list[tuple[str, str]]:
     proc = subprocess.run([sys.executable, "-c", _GENERATE], check=True, capture_output=True, text=True)
     g = json.loads(proc.stdout)
     grown_mib = (g["peak_kib"] - g["base_kib"]) / 1024
-    rows.append(("generate 10x Philly", f"{g['n']:,} jobs in {g['wall']:.2f} s = {g['n'] / g['wall']:,.0f} jobs/s"))
-    rows.append(("  peak memory (RSS)", f"{g['peak_kib'] / 1024:,.0f} MiB, {grown_mib:,.0f} MiB for the records "
-                 f"= {grown_mib * 1024 * 1024 / g['n']:,.0f} bytes/job"))
+    rows.append(
+        ("generate 10x Philly", f"{g['n']:,} jobs in {g['wall']:.2f} s = {g['n'] / g['wall']:,.0f} jobs/s")
+    )
+    rows.append(
+        (
+            "  peak memory (RSS)",
+            f"{g['peak_kib'] / 1024:,.0f} MiB, {grown_mib:,.0f} MiB for the records "
+            f"= {grown_mib * 1024 * 1024 / g['n']:,.0f} bytes/job",
+        )
+    )
     return rows
 
 

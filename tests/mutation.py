@@ -43,11 +43,32 @@ def value_like(current: Any) -> Any:
     if isinstance(current, float):
         return st.floats(0, 10)
     if isinstance(current, str):
-        return st.sampled_from([current, "T4", "L4", "H100-80GB", "A100-80GB", "exclusive", "mig", "mps",
-                                "time-slicing", "mixed", "single", "all-1g.10gb", "inference", "training"])
+        return st.sampled_from(
+            [
+                current,
+                "T4",
+                "L4",
+                "H100-80GB",
+                "A100-80GB",
+                "exclusive",
+                "mig",
+                "mps",
+                "time-slicing",
+                "mixed",
+                "single",
+                "all-1g.10gb",
+                "inference",
+                "training",
+            ]
+        )
     if isinstance(current, list) and all(isinstance(v, str) for v in current):
-        return st.lists(st.sampled_from(["1g.10gb", "3g.40gb", "2g.20gb", "7g.80gb", "inference", "training",
-                                         "batch", "1", "2"]), min_size=1, max_size=4)
+        return st.lists(
+            st.sampled_from(
+                ["1g.10gb", "3g.40gb", "2g.20gb", "7g.80gb", "inference", "training", "batch", "1", "2"]
+            ),
+            min_size=1,
+            max_size=4,
+        )
     return st.just(current)
 
 

@@ -62,7 +62,9 @@ def test_monthly_charges_prorate_by_hours_of_a_730_hour_month() -> None:
 
 
 def test_overheads_for_a_week() -> None:
-    over = Overheads(support_monthly=2000, operations_monthly=5000, storage_per_gib_month=0.10, network_per_gib=0.02)
+    over = Overheads(
+        support_monthly=2000, operations_monthly=5000, storage_per_gib_month=0.10, network_per_gib=0.02
+    )
     week = over.for_window(168, storage_gib=1000, network_gib=500)
     assert week.support == pytest.approx(2000 * 168 / 730)
     assert week.operations == pytest.approx(5000 * 168 / 730)

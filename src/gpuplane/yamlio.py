@@ -71,6 +71,8 @@ def _construct_sequence(loader: yaml.SafeLoader, node: yaml.SequenceNode) -> Loc
 
 _LocLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 _LocLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
+
+
 # Timestamps stay strings: Kubernetes and our specs treat them as text.
 def _construct_timestamp(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> str:
     return str(loader.construct_scalar(node))

@@ -37,7 +37,9 @@ def tsdb_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with (shared / f"{target.name}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (target / "done").exists():
-            build_tsdb([scenarios.small_week(), scenarios.fallback_day(), *scenarios.mixed_day()], target / "tsdb")
+            build_tsdb(
+                [scenarios.small_week(), scenarios.fallback_day(), *scenarios.mixed_day()], target / "tsdb"
+            )
             (target / "done").write_text("ok")
     return target / "tsdb"
 
@@ -54,7 +56,15 @@ def cluster(tsdb_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         spec_file = workdir / "platform.yaml"
         spec_file.write_text(scenarios.SMALL_SPEC, encoding="utf-8")
         week = scenarios.small_week()
-        yield Cluster(server.url, spec, spec_file, week, scenarios.truth(week), scenarios.fallback_day(),
-                      exporter_port, server)
+        yield Cluster(
+            server.url,
+            spec,
+            spec_file,
+            week,
+            scenarios.truth(week),
+            scenarios.fallback_day(),
+            exporter_port,
+            server,
+        )
     finally:
         server.stop()

@@ -26,21 +26,48 @@ def _window(cluster: Cluster) -> list[str]:
 
 
 def test_json_output_is_complete_and_deterministic(cluster: Cluster) -> None:
-    args = ["account", "--prometheus", cluster.url, "--spec", str(cluster.spec_file), *_window(cluster), "-o", "json"]
+    args = [
+        "account",
+        "--prometheus",
+        cluster.url,
+        "--spec",
+        str(cluster.spec_file),
+        *_window(cluster),
+        "-o",
+        "json",
+    ]
     first, second = _run(*args), _run(*args)
     assert first.returncode == 0, first.stderr
     assert first.stdout == second.stdout
     data = json.loads(first.stdout)
-    assert data["window"] == {"start": "2026-01-05T00:00:00Z", "end": "2026-01-12T00:00:00Z",
-                              "step_seconds": 30.0, "hours": 168.0}
-    assert {t["name"] for t in data["financial"]["teams"]} == {"vision", "nlp", "serving", "unassigned",
-                                                                "(unallocated)"}
+    assert data["window"] == {
+        "start": "2026-01-05T00:00:00Z",
+        "end": "2026-01-12T00:00:00Z",
+        "step_seconds": 30.0,
+        "hours": 168.0,
+    }
+    assert {t["name"] for t in data["financial"]["teams"]} == {
+        "vision",
+        "nlp",
+        "serving",
+        "unassigned",
+        "(unallocated)",
+    }
     assert data["summary"]["accepted_units"] == 6
     assert data["summary"]["failed_gpu_hours"] == pytest.approx(36.0, rel=0.005)
 
 
 def test_csv_output_has_one_row_per_group_of_every_dimension(cluster: Cluster) -> None:
-    done = _run("account", "--prometheus", cluster.url, "--spec", str(cluster.spec_file), *_window(cluster), "-o", "csv")
+    done = _run(
+        "account",
+        "--prometheus",
+        cluster.url,
+        "--spec",
+        str(cluster.spec_file),
+        *_window(cluster),
+        "-o",
+        "csv",
+    )
     assert done.returncode == 0, done.stderr
     rows = list(csv.DictReader(io.StringIO(done.stdout)))
     pods = [r for r in rows if r["dimension"] == "pod"]
@@ -51,8 +78,18 @@ def test_csv_output_has_one_row_per_group_of_every_dimension(cluster: Cluster) -
 
 def test_table_report_and_workload_export(cluster: Cluster, tmp_path: Path) -> None:
     report, workload = tmp_path / "account.html", tmp_path / "observed.csv"
-    done = _run("account", "--prometheus", cluster.url, "--spec", str(cluster.spec_file), *_window(cluster),
-                "--report", str(report), "--export-workload", str(workload))
+    done = _run(
+        "account",
+        "--prometheus",
+        cluster.url,
+        "--spec",
+        str(cluster.spec_file),
+        *_window(cluster),
+        "--report",
+        str(report),
+        "--export-workload",
+        str(workload),
+    )
     assert done.returncode == 0, done.stderr
     assert "Pools" in done.stdout and "train" in done.stdout
     assert report.read_text(encoding="utf-8").count("<svg") >= 5
@@ -77,14 +114,34 @@ def test_unreachable_prometheus_is_a_clear_error_without_credentials(cluster: Cl
 def test_bad_window_options_name_the_option(cluster: Cluster) -> None:
     done = _run("account", "--prometheus", cluster.url, "--spec", str(cluster.spec_file), "--since", "soon")
     assert done.returncode == 2 and "--since" in done.stderr and "duration" in done.stderr
-    done = _run("account", "--prometheus", cluster.url, "--spec", str(cluster.spec_file),
-                "--start", "2026-01-06", "--end", "2026-01-05")
+    done = _run(
+        "account",
+        "--prometheus",
+        cluster.url,
+        "--spec",
+        str(cluster.spec_file),
+        "--start",
+        "2026-01-06",
+        "--end",
+        "2026-01-05",
+    )
     assert done.returncode == 2 and "--end" in done.stderr
 
 
 def test_empty_window_says_no_gpu_pod_ran(cluster: Cluster) -> None:
-    done = _run("account", "--prometheus", cluster.url, "--spec", str(cluster.spec_file),
-                "--start", "2025-06-01T00:00:00Z", "--end", "2025-06-02T00:00:00Z", "-o", "json")
+    done = _run(
+        "account",
+        "--prometheus",
+        cluster.url,
+        "--spec",
+        str(cluster.spec_file),
+        "--start",
+        "2025-06-01T00:00:00Z",
+        "--end",
+        "2025-06-02T00:00:00Z",
+        "-o",
+        "json",
+    )
     assert done.returncode == 0, done.stderr
     notes = " ".join(json.loads(done.stdout)["notes"])
     assert "No GPU pod was running" in notes and "kube_node_labels" in notes

@@ -40,7 +40,10 @@ def test_pool_is_found_from_the_cloud_node_pool_label_too() -> None:
 
 def test_failed_pod_time_is_failed_not_useful_and_useful_never_exceeds_allocated() -> None:
     raw = _raw()
-    raw.allocated = {("nlp", "a", "aks-train-0", "nvidia_com_gpu"): 10.0, ("nlp", "b", "aks-train-0", "nvidia_com_gpu"): 4.0}
+    raw.allocated = {
+        ("nlp", "a", "aks-train-0", "nvidia_com_gpu"): 10.0,
+        ("nlp", "b", "aks-train-0", "nvidia_com_gpu"): 4.0,
+    }
     raw.activity = {("nlp", "a", ""): 25.0, ("nlp", "b", ""): 2.0}  # a reports more activity than it held
     raw.outcomes = {("nlp", "a"): "Succeeded", ("nlp", "b"): "Failed"}
     pods = {p.pod: p for p in account(raw, SPEC).pods}
@@ -59,9 +62,17 @@ def test_nodes_of_no_spec_pool_are_unknown_and_noted() -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["nlp", "vision", "sandbox"]), st.sampled_from(sorted(POOL_LABELS)),
-                          st.floats(min_value=0, max_value=2.5), st.floats(min_value=0, max_value=1)),
-                max_size=8))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["nlp", "vision", "sandbox"]),
+            st.sampled_from(sorted(POOL_LABELS)),
+            st.floats(min_value=0, max_value=2.5),
+            st.floats(min_value=0, max_value=1),
+        ),
+        max_size=8,
+    )
+)
 def test_gpu_hours_are_conserved(pods: list[tuple[str, str, float, float]]) -> None:
     raw = _raw()
     for index, (ns, pool, alloc, act) in enumerate(pods):
@@ -74,4 +85,6 @@ def test_gpu_hours_are_conserved(pods: list[tuple[str, str, float, float]]) -> N
         assert h.useful + h.idle + h.failed <= pool.provisioned_h + 1e-9 or h.unallocated == 0
         if h.allocated <= pool.provisioned_h:
             assert h.allocated + h.unallocated == pytest.approx(pool.provisioned_h)
-    assert sum(p.allocated_h for p in result.pods) == pytest.approx(sum(p.hours.allocated for p in result.pools))
+    assert sum(p.allocated_h for p in result.pods) == pytest.approx(
+        sum(p.hours.allocated for p in result.pools)
+    )

@@ -59,7 +59,9 @@ def test_labels_are_bounded_by_the_spec(exporter: Exporter, cluster: Cluster) ->
 def test_exporter_figures_match_the_account_truth(exporter: Exporter, cluster: Cluster) -> None:
     fam = _families(exporter)
     allocated = sum(v for labels, v in fam["gpuplane_allocated_gpu_hours"] if labels["team"] == "nlp")
-    truth = sum(h for (ns, pod), h in cluster.truth.pod_allocated.items() if ns == "nlp" and pod != "ts-dev-b")
+    truth = sum(
+        h for (ns, pod), h in cluster.truth.pod_allocated.items() if ns == "nlp" and pod != "ts-dev-b"
+    )
     assert allocated == pytest.approx(truth, rel=0.005)
     provisioned = {labels["pool"]: v for labels, v in fam["gpuplane_provisioned_gpu_hours"]}
     assert provisioned["t4"] == pytest.approx(168.0, rel=0.005)
@@ -82,7 +84,7 @@ def test_healthz_is_503_until_prometheus_answers(cluster: Cluster) -> None:
     assert not exp.refresh()
     status, body = exp.health()
     assert status == 503 and "cannot reach Prometheus" in body
-    assert 'gpuplane_exporter_up 0.0' in exp.exposition()
+    assert "gpuplane_exporter_up 0.0" in exp.exposition()
 
 
 def test_prometheus_scrapes_the_exporter_and_queries_it_back(exporter: Exporter, cluster: Cluster) -> None:
@@ -91,8 +93,10 @@ def test_prometheus_scrapes_the_exporter_and_queries_it_back(exporter: Exporter,
     got: dict[str, float] = {}
     with PromClient(cluster.url) as client:
         while time.monotonic() < deadline and len(got) < len(expected):
-            got = {s.labels["pool"]: s.samples[0][1]
-                   for s in client.instant("gpuplane_provisioned_gpu_hours", time.time())}
+            got = {
+                s.labels["pool"]: s.samples[0][1]
+                for s in client.instant("gpuplane_provisioned_gpu_hours", time.time())
+            }
             time.sleep(0.5)
         assert got == pytest.approx(expected)
         teams = client.instant('sum by (team) (gpuplane_cost{component="failed"})', time.time())

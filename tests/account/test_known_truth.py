@@ -82,7 +82,9 @@ def test_costs_are_truth_hours_times_pool_prices(result: AccountResult, cluster:
 
 def test_effective_cost_per_accepted_unit_uses_the_shared_cost_model(result: AccountResult) -> None:
     s = views.summary(result)
-    assert s.cost.support == pytest.approx(730 * 168 / 730) and s.cost.operations == pytest.approx(1460 * 168 / 730)
+    assert s.cost.support == pytest.approx(730 * 168 / 730) and s.cost.operations == pytest.approx(
+        1460 * 168 / 730
+    )
     assert s.accepted == 6
     assert s.per_accepted_unit == pytest.approx(s.cost.total / 6)
     team_total = sum(c.total for c in views.team_effective(result).values())

@@ -19,7 +19,15 @@ def spec(repo_dir: Path) -> PlatformSpec:
 def test_core_objects_validate_against_kubernetes_schemas(spec: PlatformSpec) -> None:
     objects = exporter_manifests(spec)
     kinds = [o["kind"] for o in objects]
-    assert kinds == ["ServiceAccount", "Role", "RoleBinding", "ConfigMap", "Deployment", "Service", "ServiceMonitor"]
+    assert kinds == [
+        "ServiceAccount",
+        "Role",
+        "RoleBinding",
+        "ConfigMap",
+        "Deployment",
+        "Service",
+        "ServiceMonitor",
+    ]
     for obj in objects:
         if obj["kind"] != "ServiceMonitor":  # a CRD; kubernetes-validate knows only built-in kinds
             kubernetes_validate.validate(obj, "1.30.0", strict=True)
@@ -29,8 +37,14 @@ def test_core_objects_validate_against_kubernetes_schemas(spec: PlatformSpec) ->
 def test_rbac_grants_only_reading_its_own_spec(spec: PlatformSpec) -> None:
     objects = {o["kind"]: o for o in exporter_manifests(spec)}
     rules = objects["Role"]["rules"]
-    assert rules == [{"apiGroups": [""], "resources": ["configmaps"],
-                      "resourceNames": [objects["ConfigMap"]["metadata"]["name"]], "verbs": ["get"]}]
+    assert rules == [
+        {
+            "apiGroups": [""],
+            "resources": ["configmaps"],
+            "resourceNames": [objects["ConfigMap"]["metadata"]["name"]],
+            "verbs": ["get"],
+        }
+    ]
     assert objects["ServiceAccount"]["automountServiceAccountToken"] is False
     assert not any(o["kind"].startswith("Cluster") for o in objects.values())
 
@@ -54,6 +68,8 @@ def test_configmap_spec_loads_back_to_the_same_spec(spec: PlatformSpec) -> None:
 def test_service_monitor_selects_the_service(spec: PlatformSpec) -> None:
     objects = {o["kind"]: o for o in exporter_manifests(spec, service_monitor_labels={"release": "kps"})}
     monitor = objects["ServiceMonitor"]
-    assert monitor["spec"]["selector"]["matchLabels"].items() <= objects["Service"]["metadata"]["labels"].items()
+    assert (
+        monitor["spec"]["selector"]["matchLabels"].items() <= objects["Service"]["metadata"]["labels"].items()
+    )
     assert monitor["metadata"]["labels"]["release"] == "kps"
     assert monitor["spec"]["endpoints"][0]["port"] == objects["Service"]["spec"]["ports"][0]["name"]

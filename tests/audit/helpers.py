@@ -10,7 +10,9 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 RULE_FIXTURES = FIXTURES / "rules"
 
 
-def audit_files(*paths: Path | str, spec: Path | None = None, config: AuditConfig | None = None) -> list[Finding]:
+def audit_files(
+    *paths: Path | str, spec: Path | None = None, config: AuditConfig | None = None
+) -> list[Finding]:
     inputs = read_inputs([str(p) for p in paths], spec=str(spec) if spec else None)
     return audit(inputs, config)
 

@@ -46,7 +46,9 @@ def test_json_output_and_stdin() -> None:
 
 
 def test_nodepools_and_spec_flags() -> None:
-    result = runner.invoke(app, ["audit", "--nodepools", str(RULE_FIXTURES / "GPU018" / "fail.json"), "-o", "json"])
+    result = runner.invoke(
+        app, ["audit", "--nodepools", str(RULE_FIXTURES / "GPU018" / "fail.json"), "-o", "json"]
+    )
     assert {f["rule"] for f in json.loads(result.output)["findings"]} == {"GPU018"}
     spec = FIXTURES / "specs" / "bad-platform.yaml"
     result = runner.invoke(app, ["audit", "--spec", str(spec), "-o", "json"])
@@ -72,5 +74,7 @@ def test_console_script_exit_codes_through_main() -> None:
     exe = [sys.executable, "-c", "from gpuplane.cli import main; main()"]
     assert subprocess.run([*exe, "audit", "-f", FAIL], capture_output=True).returncode == 1
     assert subprocess.run([*exe, "audit", "-f", CLEAN], capture_output=True).returncode == 0
-    bad = subprocess.run([*exe, "audit", "--spec", str(RULE_FIXTURES / "GPU001" / "fail.yaml")], capture_output=True, text=True)
+    bad = subprocess.run(
+        [*exe, "audit", "--spec", str(RULE_FIXTURES / "GPU001" / "fail.yaml")], capture_output=True, text=True
+    )
     assert bad.returncode == 2 and "fail.yaml" in bad.stderr

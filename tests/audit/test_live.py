@@ -31,7 +31,9 @@ class _Replay(BaseHTTPRequestHandler):
         if file.is_file():
             body, status = file.read_bytes(), 200
         else:
-            body = json.dumps({"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "NotFound", "code": 404}).encode()
+            body = json.dumps(
+                {"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "NotFound", "code": 404}
+            ).encode()
             status = 404
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
@@ -86,7 +88,9 @@ def test_live_cluster_findings_and_read_only_access(kubeconfig: Path) -> None:
 
 
 def test_live_audit_through_the_cli_prints_json(kubeconfig: Path) -> None:
-    result = CliRunner().invoke(app, ["audit", "--kubeconfig", str(kubeconfig), "--context", "replay", "-o", "json"])
+    result = CliRunner().invoke(
+        app, ["audit", "--kubeconfig", str(kubeconfig), "--context", "replay", "-o", "json"]
+    )
     assert result.exit_code == 1
     doc = json.loads(result.stdout)
     assert any(f["rule"] == "GPU013" and f["kind"] == "ClusterPolicy" for f in doc["findings"])

@@ -26,10 +26,13 @@ def test_gpu003_points_at_the_host_path_value() -> None:
 
 
 def test_position_in_second_document_counts_lines_from_the_file_start() -> None:
-    text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n---\n" + (RULE_FIXTURES / "GPU010" / "fail.yaml").read_text()
+    text = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n---\n"
+        + (RULE_FIXTURES / "GPU010" / "fail.yaml").read_text()
+    )
     f = next(f for f in audit_yaml(text) if f.rule == "GPU010")
     assert (f.line, f.column) == _line_col(text, "ghcr.io/huggingface/text-generation-inference")
-    assert text.splitlines()[f.line - 1][f.column - 1:].startswith("ghcr.io")  # type: ignore[operator]
+    assert text.splitlines()[f.line - 1][f.column - 1 :].startswith("ghcr.io")  # type: ignore[operator]
 
 
 def test_pool_finding_points_at_the_json_field() -> None:

@@ -59,7 +59,9 @@ def test_non_utf8_file_is_a_finding(tmp_path: Path) -> None:
     assert [f.rule for f in read_path(str(bad)).findings] == ["GPU000"]
 
 
-def test_file_over_the_size_limit_is_a_finding_not_a_crash(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_file_over_the_size_limit_is_a_finding_not_a_crash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     big = tmp_path / "big.yaml"
     big.write_text("kind: Namespace\nmetadata: {name: big}\n" + "# pad\n" * 100)
     monkeypatch.setattr("gpuplane.audit.readers.MAX_FILE_BYTES", 50)
@@ -109,7 +111,11 @@ def test_cluster_describe_outputs_carry_their_pools(tmp_path: Path) -> None:
     (tmp_path / "gke-describe.json").write_text(json.dumps({"name": "c", "nodePools": gke}, indent=2))
     pools = read_path(str(tmp_path)).pools
     assert sorted((p.source, p.name) for p in pools) == [
-        ("aks", "a100"), ("aks", "h100"), ("gke", "default-pool"), ("gke", "l4-serving")]
+        ("aks", "a100"),
+        ("aks", "h100"),
+        ("gke", "default-pool"),
+        ("gke", "l4-serving"),
+    ]
     h100 = next(p for p in pools if p.name == "h100")
     text = (tmp_path / "aks-show.json").read_text().splitlines()
     assert '"availabilityZones"' in text[h100.pos("zones")[0] - 1]  # type: ignore[operator]

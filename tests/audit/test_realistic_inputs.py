@@ -76,7 +76,9 @@ def test_aks_mig_pool_offers_slices_whose_names_depend_on_the_mig_strategy() -> 
 
 def test_mig_request_without_any_mig_pool_is_still_reported(tmp_path: Path) -> None:
     pools = tmp_path / "pools.json"
-    pools.write_text((REALISTIC / "aks-mig-pool.json").read_text().replace('"gpuInstanceProfile": "MIG1g",', ""))
+    pools.write_text(
+        (REALISTIC / "aks-mig-pool.json").read_text().replace('"gpuInstanceProfile": "MIG1g",', "")
+    )
     findings = audit_files(REALISTIC / "mig-workload.yaml", pools)
     assert {"GPU022", "GPU025"} <= rule_ids(findings)
 
@@ -92,7 +94,11 @@ def test_device_plugin_helm_release_in_kube_system_is_a_system_component() -> No
 
 
 def test_same_daemonset_in_a_tenant_namespace_is_reported() -> None:
-    text = (REALISTIC / "nvdp-helm-kube-system.yaml").read_text().replace("namespace: kube-system", "namespace: team-a")
+    text = (
+        (REALISTIC / "nvdp-helm-kube-system.yaml")
+        .read_text()
+        .replace("namespace: kube-system", "namespace: team-a")
+    )
     assert {"GPU002", "GPU003"} <= rule_ids(audit_yaml(text))
 
 
@@ -122,7 +128,11 @@ def test_time_slicing_config_in_the_gpu_operator_namespace_is_judged() -> None:
 
 
 def test_time_slicing_used_by_one_tenant_is_fine() -> None:
-    text = (REALISTIC / "time-slicing-gpu-operator.yaml").read_text().replace("namespace: team-b", "namespace: team-a")
+    text = (
+        (REALISTIC / "time-slicing-gpu-operator.yaml")
+        .read_text()
+        .replace("namespace: team-b", "namespace: team-a")
+    )
     assert "GPU008" not in rule_ids(audit_yaml(text))
 
 
@@ -141,16 +151,24 @@ def test_trainjob_on_spot_with_a_checkpoint_volume_is_fine() -> None:
 
 
 def test_trainjob_v21_pod_template_overrides_are_read() -> None:
-    text = (REALISTIC / "trainjob-spot.yaml").read_text().replace("podSpecOverrides:", "podTemplateOverrides:")
-    text = text.replace("      nodeSelector:\n        eks", "      spec:\n        nodeSelector:\n          eks")
+    text = (
+        (REALISTIC / "trainjob-spot.yaml").read_text().replace("podSpecOverrides:", "podTemplateOverrides:")
+    )
+    text = text.replace(
+        "      nodeSelector:\n        eks", "      spec:\n        nodeSelector:\n          eks"
+    )
     text = text.replace("      tolerations:\n        - {key", "        tolerations:\n          - {key")
     assert "GPU019" in rule_ids(audit_yaml(text))
 
 
 def test_device_env_from_a_reference_is_still_a_bypass() -> None:
-    text = (REALISTIC / "device-env-values.yaml").read_text().replace(
-        "{name: NVIDIA_VISIBLE_DEVICES, value: void}",
-        "{name: NVIDIA_VISIBLE_DEVICES, valueFrom: {configMapKeyRef: {name: gpus, key: devices}}}",
+    text = (
+        (REALISTIC / "device-env-values.yaml")
+        .read_text()
+        .replace(
+            "{name: NVIDIA_VISIBLE_DEVICES, value: void}",
+            "{name: NVIDIA_VISIBLE_DEVICES, valueFrom: {configMapKeyRef: {name: gpus, key: devices}}}",
+        )
     )
     hits = _by(audit_yaml(text), "GPU002")
     assert [f.name for f in hits] == ["cpu-void", "cpu-caps-only"] and "<from reference>" in hits[0].message

@@ -45,7 +45,9 @@ def test_platform_spec_pools_raise_pool_rules_with_spec_positions() -> None:
 def test_good_platform_spec_has_no_pool_findings(tmp_path: Path) -> None:
     text = (FIXTURES / "specs" / "bad-platform.yaml").read_text()
     text = text.replace("minNodes: 1                       # GPU016", "minNodes: 0")
-    text = text.replace("minNodes: 2                       # GPU016 only once classes are training-only", "minNodes: 0")
+    text = text.replace(
+        "minNodes: 2                       # GPU016 only once classes are training-only", "minNodes: 0"
+    )
     text = text.replace('zones: ["1"]                      # GPU018', 'zones: ["1", "2"]')
     text = text.replace("workloadClasses: [training, inference]", "workloadClasses: [training]")
     text = text.replace("sharing: {mode: time-slicing, replicas: 4}", "sharing: {mode: exclusive}")

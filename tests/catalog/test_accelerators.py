@@ -11,13 +11,29 @@ import yaml
 
 from gpuplane.catalog import Accelerator, load_catalog
 
-REQUIRED = ["A100-40GB", "A100-80GB", "H100-80GB", "H100-NVL-94GB", "H200-141GB", "B200",
-            "A30", "L4", "L40S", "A10", "T4", "M60"]
+REQUIRED = [
+    "A100-40GB",
+    "A100-80GB",
+    "H100-80GB",
+    "H100-NVL-94GB",
+    "H200-141GB",
+    "B200",
+    "A30",
+    "L4",
+    "L40S",
+    "A10",
+    "T4",
+    "M60",
+]
 MIG_GPUS = ["A100-40GB", "A100-80GB", "H100-80GB", "H100-NVL-94GB", "H200-141GB", "B200", "A30"]
 # reference table name -> catalog name
 REFERENCE_NAMES = {
-    "A100-SXM4-40GB": "A100-40GB", "A100-SXM4-80GB": "A100-80GB", "H100-80GB": "H100-80GB",
-    "H100-NVL-94GB": "H100-NVL-94GB", "H200-141GB": "H200-141GB", "B200-180GB": "B200",
+    "A100-SXM4-40GB": "A100-40GB",
+    "A100-SXM4-80GB": "A100-80GB",
+    "H100-80GB": "H100-80GB",
+    "H100-NVL-94GB": "H100-NVL-94GB",
+    "H200-141GB": "H200-141GB",
+    "B200-180GB": "B200",
     "A30-24GB": "A30",
 }
 
@@ -35,10 +51,19 @@ def test_catalog_has_every_accelerator_the_issue_names() -> None:
 
 @pytest.mark.parametrize(
     ("alias", "canonical"),
-    [("A100", "A100-40GB"), ("a100-80gb", "A100-80GB"), ("H100", "H100-80GB"),
-     ("NVIDIA-A100-SXM4-80GB", "A100-80GB"), ("nvidia-a100-sxm4-80gb", "A100-80GB"),
-     ("NVIDIA-H100-80GB-HBM3", "H100-80GB"), ("nvidia-tesla-a100", "A100-40GB"),
-     ("nvidia-l4", "L4"), ("Tesla-T4", "T4"), ("h200", "H200-141GB"), ("  b200 ", "B200")],
+    [
+        ("A100", "A100-40GB"),
+        ("a100-80gb", "A100-80GB"),
+        ("H100", "H100-80GB"),
+        ("NVIDIA-A100-SXM4-80GB", "A100-80GB"),
+        ("nvidia-a100-sxm4-80gb", "A100-80GB"),
+        ("NVIDIA-H100-80GB-HBM3", "H100-80GB"),
+        ("nvidia-tesla-a100", "A100-40GB"),
+        ("nvidia-l4", "L4"),
+        ("Tesla-T4", "T4"),
+        ("h200", "H200-141GB"),
+        ("  b200 ", "B200"),
+    ],
 )
 def test_aliases_resolve_to_canonical_names_case_insensitively(alias: str, canonical: str) -> None:
     assert _acc(alias).name == canonical
@@ -112,14 +137,26 @@ def test_mig_profiles_agree_with_the_reference_table(shared_dir: Path) -> None:
     for ref_name, canonical in REFERENCE_NAMES.items():
         ref = table[ref_name]
         acc = _acc(canonical)
-        assert (acc.memory_slices, acc.compute_slices) == (ref["memory_slices_total"], ref["compute_slices_total"])
+        assert (acc.memory_slices, acc.compute_slices) == (
+            ref["memory_slices_total"],
+            ref["compute_slices_total"],
+        )
         assert set(acc.mig_profiles) == set(ref["profiles"]), canonical
         for pname, facts in ref["profiles"].items():
             mine = acc.mig_profiles[pname]
-            assert (mine.compute_slices, mine.memory_slices, mine.max_count, mine.placements,
-                    mine.placement_source) == (
-                facts["compute_slices"], facts["memory_slices"], facts["max_count"],
-                facts["placements"], facts["placement_source"]), f"{canonical} {pname}"
+            assert (
+                mine.compute_slices,
+                mine.memory_slices,
+                mine.max_count,
+                mine.placements,
+                mine.placement_source,
+            ) == (
+                facts["compute_slices"],
+                facts["memory_slices"],
+                facts["max_count"],
+                facts["placements"],
+                facts["placement_source"],
+            ), f"{canonical} {pname}"
 
 
 def test_pci_ids_are_in_mig_parted_filter_form() -> None:

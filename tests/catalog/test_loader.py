@@ -62,9 +62,11 @@ def test_sku_with_unknown_accelerator_is_rejected(data_copy: Path) -> None:
 
 def test_gfd_product_with_mig_and_shared_suffixes_maps_to_the_gpu() -> None:
     cat = load_catalog()
-    for label, name in [("NVIDIA-H100-80GB-HBM3-MIG-1g.10gb-SHARED", "H100-80GB"),
-                        ("A100-SXM4-40GB-SHARED", "A100-40GB"),
-                        ("NVIDIA-H100-80GB-HBM3-MIG-INVALID", "H100-80GB")]:
+    for label, name in [
+        ("NVIDIA-H100-80GB-HBM3-MIG-1g.10gb-SHARED", "H100-80GB"),
+        ("A100-SXM4-40GB-SHARED", "A100-40GB"),
+        ("NVIDIA-H100-80GB-HBM3-MIG-INVALID", "H100-80GB"),
+    ]:
         acc = cat.accelerator_for_product(label)
         assert acc is not None and acc.name == name
     assert cat.accelerator_for_product("NVIDIA-RTX-9999") is None

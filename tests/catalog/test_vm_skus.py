@@ -102,8 +102,15 @@ def test_reference_gpu_counts_match_except_the_known_azure_error(shared_dir: Pat
 
 @pytest.mark.parametrize(
     ("accelerator", "gke_type"),
-    [("A100", "nvidia-tesla-a100"), ("A100-80GB", "nvidia-a100-80gb"), ("H100", "nvidia-h100-80gb"),
-     ("L4", "nvidia-l4"), ("T4", "nvidia-tesla-t4"), ("A30", None), ("nope", None)],
+    [
+        ("A100", "nvidia-tesla-a100"),
+        ("A100-80GB", "nvidia-a100-80gb"),
+        ("H100", "nvidia-h100-80gb"),
+        ("L4", "nvidia-l4"),
+        ("T4", "nvidia-tesla-t4"),
+        ("A30", None),
+        ("nope", None),
+    ],
 )
 def test_gke_accelerator_type_names(accelerator: str, gke_type: str | None) -> None:
     assert load_catalog().gke_accelerator_type(accelerator) == gke_type

@@ -30,7 +30,9 @@ def test_write_tree_atomic_swaps_whole_directory(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
 
 
-def test_write_tree_atomic_failure_leaves_old_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_write_tree_atomic_failure_leaves_old_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     dest = tmp_path / "out"
     write_tree_atomic(dest, {"keep.yaml": "old"})
 

@@ -105,12 +105,20 @@ def ps(name: str, count: int, min_count: int | None = None, **requests: Any) -> 
     return PodSet(name, count, {_res(k): v for k, v in requests.items()}, min_count=min_count)
 
 
-def admit(w: Workload, cq_name: str, flavor: str | Mapping[str, str], reserved_at: float | None = None, evicted: bool = False) -> Workload:
+def admit(
+    w: Workload,
+    cq_name: str,
+    flavor: str | Mapping[str, str],
+    reserved_at: float | None = None,
+    evicted: bool = False,
+) -> Workload:
     """Mark `w` admitted to `cq_name`, every resource in `flavor` (or per-resource flavors)."""
     psas = []
     for p in w.pod_sets:
         flavors = {r: (flavor if isinstance(flavor, str) else flavor[r]) for r in p.per_pod}
-        psas.append(PodSetAssignment(p.name, flavors, {r: q * p.count for r, q in p.per_pod.items()}, p.count))
+        psas.append(
+            PodSetAssignment(p.name, flavors, {r: q * p.count for r, q in p.per_pod.items()}, p.count)
+        )
     w.admission = Admission(cq_name, psas)
     w.quota_reserved_time = reserved_at
     w.evicted = evicted

@@ -27,7 +27,9 @@ def _explain(*args: str, stdin: str | None = None) -> Any:
 
 def _summary(cycle: dict[str, Any]) -> dict[str, Any]:
     return {
-        "admitted": {a["workload"]: {p["name"]: p["flavors"] for p in a["podSets"]} for a in cycle["admitted"]},
+        "admitted": {
+            a["workload"]: {p["name"]: p["flavors"] for p in a["podSets"]} for a in cycle["admitted"]
+        },
         "preempted": {p["workload"]: p["reason"] for p in cycle["preempted"]},
         "pending": {p["workload"]: p["queue"] for p in cycle["pending"]},
     }
@@ -56,11 +58,17 @@ def test_json_has_the_documented_shape() -> None:
 
 def test_reads_directories_and_stdin_alike() -> None:
     text = (HERE / "scenarios" / "reclaim_basic.yaml").read_text()
-    assert _explain("-f", "-", stdin=text)["cycles"] == _explain("-f", str(HERE / "scenarios" / "reclaim_basic.yaml"))["cycles"]
+    assert (
+        _explain("-f", "-", stdin=text)["cycles"]
+        == _explain("-f", str(HERE / "scenarios" / "reclaim_basic.yaml"))["cycles"]
+    )
 
 
 def test_fair_sharing_flag_turns_fair_sharing_on() -> None:
-    assert _explain("-f", str(HERE / "scenarios" / "reclaim_basic.yaml"), "--fair-sharing")["fairSharing"] is True
+    assert (
+        _explain("-f", str(HERE / "scenarios" / "reclaim_basic.yaml"), "--fair-sharing")["fairSharing"]
+        is True
+    )
     assert _explain("-f", str(HERE / "scenarios" / "reclaim_basic.yaml"))["fairSharing"] is False
 
 
@@ -71,7 +79,9 @@ def test_output_is_byte_identical_across_runs() -> None:
 
 
 def test_table_output_names_reasons() -> None:
-    result = CliRunner().invoke(app, ["explain", "-f", str(HERE / "scenarios" / "misconfigured.yaml")], terminal_width=200)
+    result = CliRunner().invoke(
+        app, ["explain", "-f", str(HERE / "scenarios" / "misconfigured.yaml")], terminal_width=200
+    )
     assert result.exit_code == 0
     assert "team/no-lq" in result.stdout and "LocalQueue" in result.stdout
     assert "admitted" in result.stdout and "team/fine" in result.stdout
@@ -81,7 +91,9 @@ def test_table_output_names_reasons() -> None:
 def test_malformed_yaml_exits_2_with_file_and_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: x\n")
-    proc = subprocess.run([str(GPUPLANE), "explain", "-f", str(bad)], capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [str(GPUPLANE), "explain", "-f", str(bad)], capture_output=True, text=True, check=False
+    )
     assert proc.returncode == 2
     assert f"{bad}:" in proc.stderr and "malformed YAML" in proc.stderr
 
@@ -93,7 +105,9 @@ def test_invalid_quota_quantity_exits_2_pointing_at_the_field(tmp_path: Path) ->
         "  resourceGroups:\n  - coveredResources: [cpu]\n    flavors:\n    - name: f\n"
         "      resources:\n      - name: cpu\n        nominalQuota: ten\n"
     )
-    proc = subprocess.run([str(GPUPLANE), "explain", "-f", str(bad)], capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [str(GPUPLANE), "explain", "-f", str(bad)], capture_output=True, text=True, check=False
+    )
     assert proc.returncode == 2
     assert f"{bad}:11:" in proc.stderr and "nominalQuota" in proc.stderr
 

@@ -14,14 +14,35 @@ from gpuplane.errors import InputError
 from gpuplane.kueue import parse_objects, run_explain, to_json
 from mutation import paths, replaced
 
-SCENARIOS = sorted((Path(__file__).resolve().parents[1] / "kueue_upstream" / "scenarios").glob("*/objects.yaml"))
+SCENARIOS = sorted(
+    (Path(__file__).resolve().parents[1] / "kueue_upstream" / "scenarios").glob("*/objects.yaml")
+)
 DOCS = [[d for d in yaml.safe_load_all(p.read_text()) if d] for p in SCENARIOS[::4]]
 
 VALUES = st.one_of(
-    st.none(), st.booleans(), st.integers(-3, 20), st.sampled_from(
-        ["", "1", "500m", "2Gi", "-1", "lots", "default", "Never", "Any", "LowerPriority", "StrictFIFO",
-         "nvidia.com/gpu", "cpu", "2025-01-01T00:00:00Z"]),
-    st.lists(st.integers(0, 3), max_size=2), st.dictionaries(st.sampled_from(["a", "name"]), st.integers(), max_size=1),
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 20),
+    st.sampled_from(
+        [
+            "",
+            "1",
+            "500m",
+            "2Gi",
+            "-1",
+            "lots",
+            "default",
+            "Never",
+            "Any",
+            "LowerPriority",
+            "StrictFIFO",
+            "nvidia.com/gpu",
+            "cpu",
+            "2025-01-01T00:00:00Z",
+        ]
+    ),
+    st.lists(st.integers(0, 3), max_size=2),
+    st.dictionaries(st.sampled_from(["a", "name"]), st.integers(), max_size=1),
 )
 
 

@@ -27,19 +27,28 @@ def test_dominant_share_is_the_largest_borrowed_fraction_per_mille() -> None:
 
 
 def test_weight_divides_the_share_and_zero_weight_is_infinite_when_borrowing() -> None:
-    snap = world([*_pool(2, 0), admit(wl("r", "a", ns="x", gpu=2), "a", "default"), admit(wl("s", "b", ns="x", gpu=1), "b", "default")])
+    snap = world(
+        [
+            *_pool(2, 0),
+            admit(wl("r", "a", ns="x", gpu=2), "a", "default"),
+            admit(wl("s", "b", ns="x", gpu=1), "b", "default"),
+        ]
+    )
     assert dominant_share(snap.cqs["a"].node) == (100.0, 0)
     assert dominant_share(snap.cqs["b"].node) == (math.inf, 100)
 
 
 def test_higher_weight_wins_the_tournament_at_equal_usage() -> None:
-    snap = world([
-        *_pool(1, 3),
-        admit(wl("ra", "a", ns="x", gpu=3), "a", "default"),
-        admit(wl("rb", "b", ns="x", gpu=3), "b", "default"),
-        wl("wa", "a", priority=100, t=0, gpu=4),
-        wl("wb", "b", priority=0, t=1, gpu=4),
-    ], fair=True)
+    snap = world(
+        [
+            *_pool(1, 3),
+            admit(wl("ra", "a", ns="x", gpu=3), "a", "default"),
+            admit(wl("rb", "b", ns="x", gpu=3), "b", "default"),
+            wl("wa", "a", priority=100, t=0, gpu=4),
+            wl("wb", "b", priority=0, t=1, gpu=4),
+        ],
+        fair=True,
+    )
     r = schedule_cycle(snap)
     assert admitted_keys(r) == ["ns/wb"]  # b's weighted share (7/3) < a's (7), despite priority
     assert snap.where("ns/wa") == "heap"

@@ -21,7 +21,12 @@ def _tree(*extra: object) -> list[object]:
     ]
 
 
-def _run(objs: list[object], admitted: list[tuple[str, str, int, int]], incoming: tuple[int, int], cq_name: str = "q") -> dict[str, str]:
+def _run(
+    objs: list[object],
+    admitted: list[tuple[str, str, int, int]],
+    incoming: tuple[int, int],
+    cq_name: str = "q",
+) -> dict[str, str]:
     for name, q, prio, cpu in admitted:
         objs.append(admit(wl(name, q, ns="", priority=prio, cpu=cpu), q, "default", reserved_at=100.0))
     prio, cpu = incoming
@@ -30,7 +35,9 @@ def _run(objs: list[object], admitted: list[tuple[str, str, int, int]], incoming
 
 
 def test_preempt_with_hierarchical_advantage() -> None:
-    assert _run(_tree(), [("admitted2", "q_borrowing", 0, 2)], (0, 2)) == {"/admitted2": "InCohortReclamation"}
+    assert _run(_tree(), [("admitted2", "q_borrowing", 0, 2)], (0, 2)) == {
+        "/admitted2": "InCohortReclamation"
+    }
 
 
 def test_avoid_queues_within_nominal_quota() -> None:
@@ -52,7 +59,13 @@ def test_preempt_in_cohort_and_own_cluster_queue() -> None:
         cq("q", ZERO, cohort="c", bwc="LowerPriority", threshold=0, **POL),  # type: ignore[arg-type]
         cq("q_same_cohort", ZERO, cohort="c", **POL),  # type: ignore[arg-type]
     ]
-    admitted = [("admitted_not_preemptible", "q_same_cohort", 1, 1), ("admitted_preemptible", "q_same_cohort", 0, 2),
-                ("admitted_own_queue", "q", -1, 1)]
+    admitted = [
+        ("admitted_not_preemptible", "q_same_cohort", 1, 1),
+        ("admitted_preemptible", "q_same_cohort", 0, 2),
+        ("admitted_own_queue", "q", -1, 1),
+    ]
     got = _run(objs, admitted, (1, 2))
-    assert got == {"/admitted_preemptible": "InCohortReclaimWhileBorrowing", "/admitted_own_queue": "InClusterQueue"}
+    assert got == {
+        "/admitted_preemptible": "InCohortReclaimWhileBorrowing",
+        "/admitted_own_queue": "InClusterQueue",
+    }

@@ -28,8 +28,15 @@ class _Replay(BaseHTTPRequestHandler):
         if file.is_file():
             body, code = file.read_bytes(), 200
         else:
-            status = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-                      "message": "the server could not find the requested resource", "reason": "NotFound", "code": 404}
+            status = {
+                "kind": "Status",
+                "apiVersion": "v1",
+                "metadata": {},
+                "status": "Failure",
+                "message": "the server could not find the requested resource",
+                "reason": "NotFound",
+                "code": 404,
+            }
             body, code = json.dumps(status).encode(), 404
         self.send_response(code)
         self.send_header("Content-Type", "application/json")
@@ -78,7 +85,9 @@ def test_reads_kueue_objects_read_only(kubeconfig: Path) -> None:
 
 
 def test_live_explain_reclaims_borrowed_gpus(kubeconfig: Path) -> None:
-    result = CliRunner().invoke(app, ["explain", "--kubeconfig", str(kubeconfig), "--context", "other", "-o", "json"])
+    result = CliRunner().invoke(
+        app, ["explain", "--kubeconfig", str(kubeconfig), "--context", "other", "-o", "json"]
+    )
     assert result.exit_code == 0, result.output
     cycle = json.loads(result.stdout)["cycles"][0]
     assert [(p["workload"], p["preemptor"], p["reason"]) for p in cycle["preempted"]] == [

@@ -22,7 +22,10 @@ POLICIES = ["Never", "LowerPriority", "LowerOrNewerEqualPriority", "Any"]
 def worlds(draw: Any) -> tuple[list[object], bool]:
     n_cq = draw(st.integers(2, 4))
     nested = draw(st.booleans())
-    objs: list[object] = [*flavors("f1", "f2"), cohort("root", group(("f1", {"gpu": draw(st.integers(0, 4))})))]
+    objs: list[object] = [
+        *flavors("f1", "f2"),
+        cohort("root", group(("f1", {"gpu": draw(st.integers(0, 4))}))),
+    ]
     if nested:
         objs.append(cohort("sub", parent="root"))
     for i in range(n_cq):
@@ -47,8 +50,13 @@ def worlds(draw: Any) -> tuple[list[object], bool]:
     n_wl = draw(st.integers(1, 12))
     for j in range(n_wl):
         objs.append(
-            wl(f"w{j}", f"cq{draw(st.integers(0, n_cq - 1))}", priority=draw(st.integers(0, 3)),
-               t=float(draw(st.integers(0, 5))), gpu=draw(st.integers(1, 6)))
+            wl(
+                f"w{j}",
+                f"cq{draw(st.integers(0, n_cq - 1))}",
+                priority=draw(st.integers(0, 3)),
+                t=float(draw(st.integers(0, 5))),
+                gpu=draw(st.integers(1, 6)),
+            )
         )
     return objs, draw(st.booleans())
 
@@ -80,7 +88,9 @@ def _check_quota(snap: Snapshot) -> None:
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(worlds(), st.randoms(use_true_random=False))
-def test_no_admission_exceeds_what_the_quota_tree_allows(world_fair: tuple[list[object], bool], rnd: random.Random) -> None:
+def test_no_admission_exceeds_what_the_quota_tree_allows(
+    world_fair: tuple[list[object], bool], rnd: random.Random
+) -> None:
     objs, fair = world_fair
     snap = _world(objs, fair)
     for _ in range(6):
@@ -118,7 +128,9 @@ def test_no_victim_is_chosen_that_the_policy_forbids(world_fair: tuple[list[obje
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(worlds(), st.randoms(use_true_random=False))
-def test_results_do_not_depend_on_input_order(world_fair: tuple[list[object], bool], rnd: random.Random) -> None:
+def test_results_do_not_depend_on_input_order(
+    world_fair: tuple[list[object], bool], rnd: random.Random
+) -> None:
     from gpuplane.kueue.explain import to_json
 
     objs, fair = world_fair

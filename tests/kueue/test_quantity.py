@@ -11,9 +11,20 @@ from gpuplane.kueue.quantity import QuantityError, format_quantity, parse_quanti
 
 @pytest.mark.parametrize(
     ("text", "milli"),
-    [("500m", 500), ("2", 2000), (2, 2000), ("1.5", 1500), (1.5, 1500), ("2k", 2_000_000),
-     ("16Gi", 16 * 2**30 * 1000), ("1Mi", 2**20 * 1000), ("100M", 10**8 * 1000), ("1e3", 10**6),
-     ("0.1m", 1), ("0", 0)],
+    [
+        ("500m", 500),
+        ("2", 2000),
+        (2, 2000),
+        ("1.5", 1500),
+        (1.5, 1500),
+        ("2k", 2_000_000),
+        ("16Gi", 16 * 2**30 * 1000),
+        ("1Mi", 2**20 * 1000),
+        ("100M", 10**8 * 1000),
+        ("1e3", 10**6),
+        ("0.1m", 1),
+        ("0", 0),
+    ],
 )
 def test_parses_kubernetes_quantities(text: object, milli: int) -> None:
     assert parse_quantity(text) == milli

@@ -15,14 +15,20 @@ def _tree(*objs: object) -> object:
 
 
 def test_borrowing_limit_caps_what_a_cluster_queue_may_take_from_the_cohort() -> None:
-    snap = _tree(cq("a", group(("default", {"gpu": (4, 2)})), cohort="c"), cq("b", group(("default", {"gpu": 8})), cohort="c"))
+    snap = _tree(
+        cq("a", group(("default", {"gpu": (4, 2)})), cohort="c"),
+        cq("b", group(("default", {"gpu": 8})), cohort="c"),
+    )
     node = snap.cqs["a"].node
     assert rn.available(node, FR) == 6_000
     assert rn.potential_available(node, FR) == 6_000
 
 
 def test_lending_limit_keeps_the_rest_of_nominal_guaranteed() -> None:
-    snap = _tree(cq("a", group(("default", {"gpu": (4, None, 1)})), cohort="c"), cq("b", group(("default", {"gpu": 4})), cohort="c"))
+    snap = _tree(
+        cq("a", group(("default", {"gpu": (4, None, 1)})), cohort="c"),
+        cq("b", group(("default", {"gpu": 4})), cohort="c"),
+    )
     a, b = snap.cqs["a"].node, snap.cqs["b"].node
     assert a.local[FR] == 3_000
     assert snap.cohorts["c"].subtree[FR] == 5_000  # 1 lent by a + 4 by b
@@ -42,7 +48,10 @@ def test_lending_limit_blocks_a_borrower_from_the_guaranteed_part() -> None:
 
 
 def test_usage_bubbles_only_the_part_above_guaranteed_quota() -> None:
-    snap = _tree(cq("a", group(("default", {"gpu": (4, None, 1)})), cohort="c"), cq("b", group(("default", {"gpu": 4})), cohort="c"))
+    snap = _tree(
+        cq("a", group(("default", {"gpu": (4, None, 1)})), cohort="c"),
+        cq("b", group(("default", {"gpu": 4})), cohort="c"),
+    )
     a = snap.cqs["a"].node
     rn.add_usage(a, FR, 2_000)
     assert snap.cohorts["c"].usage.get(FR, 0) == 0
@@ -72,7 +81,11 @@ def test_hierarchical_cohort_quota_is_shared_by_the_subtree() -> None:
 def test_cohort_borrowing_limit_caps_the_subtree() -> None:
     from gpuplane.kueue import Cohort, FlavorQuotas, ResourceGroup, ResourceQuota
 
-    team = Cohort("team", "root", (ResourceGroup(("gpu",), (FlavorQuotas("default", (ResourceQuota("gpu", 0, 1_000),)),)),))
+    team = Cohort(
+        "team",
+        "root",
+        (ResourceGroup(("gpu",), (FlavorQuotas("default", (ResourceQuota("gpu", 0, 1_000),)),)),),
+    )
     snap = _tree(
         cohort("root", group(("default", {"gpu": 10}))),
         team,
@@ -87,14 +100,23 @@ def test_cohort_borrowing_limit_caps_the_subtree() -> None:
 
 
 def test_cohort_cycle_makes_its_cluster_queues_inactive() -> None:
-    snap = _tree(cohort("x", parent="y"), cohort("y", parent="x"), cq("a", group(("default", {"gpu": 1})), cohort="x"), wl("w", "a", gpu=1))
+    snap = _tree(
+        cohort("x", parent="y"),
+        cohort("y", parent="x"),
+        cq("a", group(("default", {"gpu": 1})), cohort="x"),
+        wl("w", "a", gpu=1),
+    )
     r = schedule_cycle(snap, explain_pending=True)
     assert r.admitted == []
     assert "cycle" in r.pending[0].reason
 
 
 def test_admission_and_release_keep_usage_exact() -> None:
-    snap = _tree(cq("a", group(("default", {"gpu": 4})), cohort="c"), cq("b", group(("default", {"gpu": 4})), cohort="c"), wl("w", "a", gpu=6))
+    snap = _tree(
+        cq("a", group(("default", {"gpu": 4})), cohort="c"),
+        cq("b", group(("default", {"gpu": 4})), cohort="c"),
+        wl("w", "a", gpu=6),
+    )
     schedule_cycle(snap)
     assert snap.cohorts["c"].usage[FR] == 6_000
     snap.finish("ns/w")
@@ -102,7 +124,11 @@ def test_admission_and_release_keep_usage_exact() -> None:
 
 
 def test_admitted_workloads_from_status_count_against_quota() -> None:
-    snap = _tree(cq("a", group(("default", {"gpu": 4}))), admit(wl("run", "a", ns="x", gpu=3), "a", "default"), wl("w", "a", gpu=2))
+    snap = _tree(
+        cq("a", group(("default", {"gpu": 4}))),
+        admit(wl("run", "a", ns="x", gpu=3), "a", "default"),
+        wl("w", "a", gpu=2),
+    )
     r = schedule_cycle(snap)
     assert r.admitted == []
     assert "needs 2 gpu in flavor default" in snap.last_reason["ns/w"]

@@ -71,8 +71,9 @@ def run_explain(scenario: Path) -> dict[str, Any]:
 
 @pytest.mark.parametrize("scenario", SCENARIOS[:: max(1, len(SCENARIOS) // 6)], ids=lambda p: p.name)
 def test_cli_process_matches_in_process_run(scenario: Path) -> None:
-    proc = subprocess.run([str(GPUPLANE), *_explain_args(scenario)], capture_output=True, text=True,
-                          timeout=120, check=False)
+    proc = subprocess.run(
+        [str(GPUPLANE), *_explain_args(scenario)], capture_output=True, text=True, timeout=120, check=False
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert json.loads(proc.stdout) == run_explain(scenario)
 

@@ -94,8 +94,10 @@ queueing:
 def small_spec(provider: str = "aks", text: str = SMALL_SPEC) -> PlatformSpec:
     """SMALL_SPEC on another provider: AKS VM sizes become explicit GPU counts elsewhere."""
     if provider != "aks":
-        text = (text.replace("provider: aks", f"provider: {provider}")
-                .replace("vmSize: Standard_NC96ads_A100_v4", "gpusPerNode: 4")
-                .replace("vmSize: Standard_NC24ads_A100_v4", "gpusPerNode: 1")
-                .replace("vmSize: Standard_NC4as_T4_v3", "gpusPerNode: 1"))
+        text = (
+            text.replace("provider: aks", f"provider: {provider}")
+            .replace("vmSize: Standard_NC96ads_A100_v4", "gpusPerNode: 4")
+            .replace("vmSize: Standard_NC24ads_A100_v4", "gpusPerNode: 1")
+            .replace("vmSize: Standard_NC4as_T4_v3", "gpusPerNode: 1")
+        )
     return spec_from(text)

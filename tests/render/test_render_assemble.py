@@ -14,18 +14,38 @@ from gpuplane.render import render_all, stream_yaml
 def test_every_family_has_its_files() -> None:
     files = set(render_all(spec_from(SMALL_SPEC)).files)
     assert {
-        "kueue/resource-flavors.yaml", "kueue/cohorts.yaml", "kueue/cluster-queues.yaml",
-        "kueue/local-queues.yaml", "kueue/workload-priority-classes.yaml",
-        "tenancy/namespaces.yaml", "tenancy/resource-quotas.yaml", "tenancy/limit-ranges.yaml",
-        "tenancy/role-bindings.yaml", "tenancy/network-policies.yaml", "tenancy/priority-classes.yaml",
-        "devices/gpu-operator-values.yaml", "devices/mig-parted-config.yaml", "devices/device-plugin-config.yaml",
-        "nodepools/aks-node-pools.sh", "monitoring/prometheus-rules.yaml", "monitoring/grafana-dashboard.json",
-        "monitoring/grafana-dashboard-configmap.yaml", "index.yaml", "README.md",
+        "kueue/resource-flavors.yaml",
+        "kueue/cohorts.yaml",
+        "kueue/cluster-queues.yaml",
+        "kueue/local-queues.yaml",
+        "kueue/workload-priority-classes.yaml",
+        "tenancy/namespaces.yaml",
+        "tenancy/resource-quotas.yaml",
+        "tenancy/limit-ranges.yaml",
+        "tenancy/role-bindings.yaml",
+        "tenancy/network-policies.yaml",
+        "tenancy/priority-classes.yaml",
+        "devices/gpu-operator-values.yaml",
+        "devices/mig-parted-config.yaml",
+        "devices/device-plugin-config.yaml",
+        "nodepools/aks-node-pools.sh",
+        "monitoring/prometheus-rules.yaml",
+        "monitoring/grafana-dashboard.json",
+        "monitoring/grafana-dashboard-configmap.yaml",
+        "index.yaml",
+        "README.md",
     } <= files
 
 
-@pytest.mark.parametrize("provider, path", [("aks", "nodepools/aks-node-pools.sh"), ("gke", "nodepools/gke-node-pools.sh"),
-                                            ("eks", "nodepools/eks-nodegroups.yaml"), ("generic", "nodepools/label-nodes.sh")])
+@pytest.mark.parametrize(
+    "provider, path",
+    [
+        ("aks", "nodepools/aks-node-pools.sh"),
+        ("gke", "nodepools/gke-node-pools.sh"),
+        ("eks", "nodepools/eks-nodegroups.yaml"),
+        ("generic", "nodepools/label-nodes.sh"),
+    ],
+)
 def test_node_pool_file_follows_the_provider(provider: str, path: str) -> None:
     files = render_all(small_spec(provider)).files
     assert path in files
@@ -98,7 +118,10 @@ def test_flavor_node_labels_are_the_labels_the_node_pools_put_on_their_nodes(exa
     for flavor in flavors:
         pool_text = sections[flavor["metadata"]["name"]]
         for key, value in flavor["spec"]["nodeLabels"].items():
-            assert f"{key}={value}" in pool_text or f"{key}: {value}" in pool_text, (flavor["metadata"]["name"], key)
+            assert f"{key}={value}" in pool_text or f"{key}: {value}" in pool_text, (
+                flavor["metadata"]["name"],
+                key,
+            )
 
 
 def test_resource_quota_names_only_resources_the_teams_queue_covers(example: Path) -> None:

@@ -23,12 +23,17 @@ AKS = REPO / "examples" / "aks-platform.yaml"
 
 def run(*args: str | Path, hash_seed: str = "random") -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-    return subprocess.run([*GPUPLANE, *map(str, args)], capture_output=True, text=True, cwd=REPO, check=False,
-                          env=env)
+    return subprocess.run(
+        [*GPUPLANE, *map(str, args)], capture_output=True, text=True, cwd=REPO, check=False, env=env
+    )
 
 
 def snapshot(directory: Path) -> dict[str, bytes]:
-    return {p.relative_to(directory).as_posix(): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(directory).as_posix(): p.read_bytes()
+        for p in sorted(directory.rglob("*"))
+        if p.is_file()
+    }
 
 
 def test_render_writes_every_file_and_an_index_listing_them(tmp_path: Path) -> None:
@@ -123,7 +128,8 @@ nodePools:
 
 @pytest.mark.parametrize("mode", ["-o", "--check"])
 def test_bad_spec_exits_2_with_a_located_message_and_leaves_the_directory_untouched(
-        tmp_path: Path, mode: str) -> None:
+    tmp_path: Path, mode: str
+) -> None:
     out = tmp_path / "out"
     assert run("render", AKS, "-o", out).returncode == 0
     before = snapshot(out)

@@ -25,9 +25,12 @@ def test_resource_flavor_carries_the_pools_node_labels_taints_and_tolerations() 
     assert pool is not None
     flavor = resource_flavor(spec, pool)
     assert flavor["spec"]["nodeLabels"] == derived.node_labels(pool)
-    assert flavor["spec"]["nodeTaints"] == [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]
+    assert flavor["spec"]["nodeTaints"] == [
+        {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
+    ]
     assert flavor["spec"]["tolerations"] == [
-        {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}]
+        {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}
+    ]
 
 
 def test_aks_spot_flavor_also_carries_the_taint_aks_puts_on_spot_nodes() -> None:
@@ -39,7 +42,9 @@ def test_aks_spot_flavor_also_carries_the_taint_aks_puts_on_spot_nodes() -> None
 
 
 def test_flavor_keeps_gpuplane_labels_when_a_pool_has_more_than_eight() -> None:
-    many = SMALL_SPEC.replace("labels: {tier: dev}", "labels: {" + ", ".join(f"l{i}: v" for i in range(9)) + "}")
+    many = SMALL_SPEC.replace(
+        "labels: {tier: dev}", "labels: {" + ", ".join(f"l{i}: v" for i in range(9)) + "}"
+    )
     spec = spec_from(many)
     pool = spec.pool("t4")
     assert pool is not None
@@ -51,10 +56,15 @@ def test_flavor_keeps_gpuplane_labels_when_a_pool_has_more_than_eight() -> None:
 def test_one_flavor_per_gpu_pool_and_one_cluster_queue_per_team() -> None:
     spec = spec_from(SMALL_SPEC)
     objs = kueue_objects(spec)
-    assert [o["metadata"]["name"] for o in objs if o["kind"] == "ResourceFlavor"] == ["a100-spot", "a100-mig", "t4"]
+    assert [o["metadata"]["name"] for o in objs if o["kind"] == "ResourceFlavor"] == [
+        "a100-spot",
+        "a100-mig",
+        "t4",
+    ]
     assert [o["metadata"]["name"] for o in objs if o["kind"] == "ClusterQueue"] == ["alpha", "beta"]
-    assert [(o["metadata"]["namespace"], o["spec"]["clusterQueue"]) for o in objs if o["kind"] == "LocalQueue"] == [
-        ("alpha", "alpha"), ("alpha-dev", "alpha"), ("beta", "beta")]
+    assert [
+        (o["metadata"]["namespace"], o["spec"]["clusterQueue"]) for o in objs if o["kind"] == "LocalQueue"
+    ] == [("alpha", "alpha"), ("alpha-dev", "alpha"), ("beta", "beta")]
 
 
 def test_cohorts_keep_their_hierarchy() -> None:
@@ -84,8 +94,14 @@ def test_cluster_queue_covers_every_resource_of_every_flavor_in_quota_order() ->
     team = spec.team("alpha")
     assert team is not None
     group = cluster_queue(spec, team)["spec"]["resourceGroups"][0]
-    assert group["coveredResources"] == ["cpu", "memory", "nvidia.com/gpu", "nvidia.com/mig-1g.10gb",
-                                         "nvidia.com/mig-2g.20gb", "nvidia.com/mig-3g.40gb"]
+    assert group["coveredResources"] == [
+        "cpu",
+        "memory",
+        "nvidia.com/gpu",
+        "nvidia.com/mig-1g.10gb",
+        "nvidia.com/mig-2g.20gb",
+        "nvidia.com/mig-3g.40gb",
+    ]
     assert [f["name"] for f in group["flavors"]] == ["a100-spot", "a100-mig", "t4"]
 
 
@@ -131,9 +147,12 @@ def test_team_without_spot_gets_no_spot_flavor_even_with_a_spot_quota() -> None:
 
 
 def test_queue_without_cohort_has_no_borrowing_or_lending_limits() -> None:
-    spec = spec_from(SMALL_SPEC.replace("defaultCohort: shared", "defaultCohort: null")
-                     .replace("cohorts: [{name: shared, parent: org}, {name: org}]", "cohorts: []")
-                     .replace(", borrowingLimit: 2", "").replace(", lendingLimit: 0", ""))
+    spec = spec_from(
+        SMALL_SPEC.replace("defaultCohort: shared", "defaultCohort: null")
+        .replace("cohorts: [{name: shared, parent: org}, {name: org}]", "cohorts: []")
+        .replace(", borrowingLimit: 2", "")
+        .replace(", lendingLimit: 0", "")
+    )
     team = spec.team("alpha")
     assert team is not None
     team.quotas[0].borrowing_limit = 2  # the spec check forbids this; render must drop it anyway
@@ -151,9 +170,14 @@ def test_preemption_and_fair_sharing_follow_the_queueing_policy() -> None:
     classical = cluster_queue(spec, team)["spec"]
     assert classical["preemption"]["borrowWithinCohort"] == {"policy": "Never"}
     assert "fairSharing" not in classical
-    fair = spec_from(SMALL_SPEC.replace("  priorityClasses:", "  fairSharing: {enabled: true}\n  priorityClasses:")
-                     .replace("    priorityClass: normal\n  - name: beta",
-                              "    priorityClass: normal\n    fairSharingWeight: 2.5\n  - name: beta"))
+    fair = spec_from(
+        SMALL_SPEC.replace(
+            "  priorityClasses:", "  fairSharing: {enabled: true}\n  priorityClasses:"
+        ).replace(
+            "    priorityClass: normal\n  - name: beta",
+            "    priorityClass: normal\n    fairSharingWeight: 2.5\n  - name: beta",
+        )
+    )
     alpha = fair.team("alpha")
     assert alpha is not None
     fair_cq = cluster_queue(fair, alpha)["spec"]

@@ -16,9 +16,31 @@ from render_helpers import REPO, SMALL_SPEC, rendered, spec_from
 from gpuplane.render import dashboard, monitoring
 
 PROMQL_WORDS = {
-    "sum", "avg", "max", "min", "count", "by", "without", "on", "ignoring", "group_left", "group_right",
-    "and", "or", "unless", "bool", "offset", "vector", "avg_over_time", "max_over_time", "min_over_time",
-    "rate", "increase", "label_values", "inf", "nan",
+    "sum",
+    "avg",
+    "max",
+    "min",
+    "count",
+    "by",
+    "without",
+    "on",
+    "ignoring",
+    "group_left",
+    "group_right",
+    "and",
+    "or",
+    "unless",
+    "bool",
+    "offset",
+    "vector",
+    "avg_over_time",
+    "max_over_time",
+    "min_over_time",
+    "rate",
+    "increase",
+    "label_values",
+    "inf",
+    "nan",
 }
 PAIRS = {"(": ")", "{": "}", "[": "]"}
 
@@ -57,7 +79,9 @@ def metric_names(expr: str) -> set[str]:
 
 def upstream_dcgm(shared_dir: Path) -> set[str]:
     path = shared_dir / "reference" / "nvidia-data" / "dcgm-exporter-dcp-metrics-included.csv"
-    rows = csv.reader(line for line in path.read_text().splitlines() if line.strip() and not line.startswith("#"))
+    rows = csv.reader(
+        line for line in path.read_text().splitlines() if line.strip() and not line.startswith("#")
+    )
     return {row[0].strip() for row in rows}
 
 
@@ -75,7 +99,7 @@ def test_metric_name_extraction_finds_metrics_and_skips_labels() -> None:
     expr = 'sum by (pool) (rate(foo_total{a="b{c}"}[5m])) / on (pool) bar > 3'
     assert metric_names(expr) == {"foo_total", "bar"}
     with pytest.raises(AssertionError):
-        check_balanced("sum(foo{a=\"b\"}")
+        check_balanced('sum(foo{a="b"}')
 
 
 def test_prometheus_rules_are_balanced_and_name_known_metrics(example: Path, shared_dir: Path) -> None:
@@ -90,22 +114,34 @@ def test_prometheus_rules_are_balanced_and_name_known_metrics(example: Path, sha
             assert names and names <= metrics, f"{r['alert']}: {names - metrics}"
             assert re.fullmatch(r"\d+[smh]", r["for"])
             alerts.add(r["alert"])
-    assert {"GPUAllocatedButIdle", "GPUXidError", "GPUPodsPendingTooLong", "GPUWorkloadsPendingTooLong",
-            "GPUPoolAtMaxNodes"} <= alerts
+    assert {
+        "GPUAllocatedButIdle",
+        "GPUXidError",
+        "GPUPodsPendingTooLong",
+        "GPUWorkloadsPendingTooLong",
+        "GPUPoolAtMaxNodes",
+    } <= alerts
 
 
 def test_alert_thresholds_come_from_the_spec() -> None:
-    spec = spec_from(SMALL_SPEC + "monitoring: {namespace: mon, alerts: {idleUtilPercent: 7, idleMinutes: 45, "
-                     "pendingMinutes: 20}}\n")
+    spec = spec_from(
+        SMALL_SPEC + "monitoring: {namespace: mon, alerts: {idleUtilPercent: 7, idleMinutes: 45, "
+        "pendingMinutes: 20}}\n"
+    )
     rule = monitoring.prometheus_rule(spec)
     assert rule["metadata"]["namespace"] == "mon"
     by_name = {r["alert"]: r for g in rule["spec"]["groups"] for r in g["rules"]}
     assert by_name["GPUAllocatedButIdle"]["expr"].endswith("< 7")
     assert by_name["GPUAllocatedButIdle"]["for"] == "45m"
     assert by_name["GPUPodsPendingTooLong"]["for"] == "20m"
-    at_max = [r["expr"] for g in rule["spec"]["groups"] for r in g["rules"] if r["alert"] == "GPUPoolAtMaxNodes"]
-    assert at_max == ['max(gpuplane_nodes{pool="a100-spot"}) >= 2', 'max(gpuplane_nodes{pool="a100-mig"}) >= 3',
-                      'max(gpuplane_nodes{pool="t4"}) >= 5']
+    at_max = [
+        r["expr"] for g in rule["spec"]["groups"] for r in g["rules"] if r["alert"] == "GPUPoolAtMaxNodes"
+    ]
+    assert at_max == [
+        'max(gpuplane_nodes{pool="a100-spot"}) >= 2',
+        'max(gpuplane_nodes{pool="a100-mig"}) >= 3',
+        'max(gpuplane_nodes{pool="t4"}) >= 5',
+    ]
 
 
 def test_grafana_dashboard_loads_with_three_views_and_known_metrics(example: Path, shared_dir: Path) -> None:

@@ -60,8 +60,11 @@ def test_aks_pool_flags_cover_autoscaling_spot_taints_labels_and_zones() -> None
     spot = commands["a100spot"]
     assert (_option(spot, "--min-count"), _option(spot, "--max-count")) == ("0", "2")
     assert "--enable-cluster-autoscaler" in spot
-    assert (_option(spot, "--priority"), _option(spot, "--eviction-policy"), _option(spot, "--spot-max-price")) == \
-        ("Spot", "Delete", "-1")
+    assert (
+        _option(spot, "--priority"),
+        _option(spot, "--eviction-policy"),
+        _option(spot, "--spot-max-price"),
+    ) == ("Spot", "Delete", "-1")
     assert _option(spot, "--node-taints") == "nvidia.com/gpu=present:NoSchedule"
     assert _option(spot, "--gpu-driver") == "none"
     pool = spec.pool("a100-spot")
@@ -72,8 +75,11 @@ def test_aks_pool_flags_cover_autoscaling_spot_taints_labels_and_zones() -> None
 
 
 def test_aks_pool_names_are_valid_and_unique() -> None:
-    spec = spec_from(SMALL_SPEC.replace("name: t4\n", "name: a100-spot-extra-long\n")
-                     .replace("pool: t4,", "pool: a100-spot-extra-long,"))
+    spec = spec_from(
+        SMALL_SPEC.replace("name: t4\n", "name: a100-spot-extra-long\n").replace(
+            "pool: t4,", "pool: a100-spot-extra-long,"
+        )
+    )
     names = aks.aks_pool_names(spec)
     assert len(set(names.values())) == len(names)
     for name in names.values():
@@ -81,14 +87,21 @@ def test_aks_pool_names_are_valid_and_unique() -> None:
 
 
 def test_gke_accelerator_flag_has_partition_size_or_sharing_strategy() -> None:
-    spec = small_spec("gke", SMALL_SPEC.replace(
-        "strategy: mixed, layout: [3g.40gb, 2g.20gb, 1g.10gb, 1g.10gb]", "strategy: single, config: all-1g.10gb")
-        .replace("resource: nvidia.com/mig-3g.40gb, ", ""))
+    spec = small_spec(
+        "gke",
+        SMALL_SPEC.replace(
+            "strategy: mixed, layout: [3g.40gb, 2g.20gb, 1g.10gb, 1g.10gb]",
+            "strategy: single, config: all-1g.10gb",
+        ).replace("resource: nvidia.com/mig-3g.40gb, ", ""),
+    )
     commands = {c[4]: c for c in _commands(gke.script(spec), "gcloud container node-pools create")}
-    assert _option(commands["a100-mig"], "--accelerator") == \
-        "type=nvidia-a100-80gb,count=1,gpu-driver-version=latest,gpu-partition-size=1g.10gb"
+    assert (
+        _option(commands["a100-mig"], "--accelerator")
+        == "type=nvidia-a100-80gb,count=1,gpu-driver-version=latest,gpu-partition-size=1g.10gb"
+    )
     assert _option(commands["t4"], "--accelerator").endswith(
-        "gpu-sharing-strategy=time-sharing,max-shared-clients-per-gpu=4")
+        "gpu-sharing-strategy=time-sharing,max-shared-clients-per-gpu=4"
+    )
     spot = commands["a100-spot"]
     assert "--spot" in spot and "--enable-autoscaling" in spot
     assert (_option(spot, "--total-min-nodes"), _option(spot, "--total-max-nodes")) == ("0", "2")
@@ -121,8 +134,8 @@ def test_eksctl_config_has_one_managed_group_per_pool() -> None:
 def test_generic_script_labels_and_taints_named_nodes() -> None:
     spec = small_spec("generic")
     text = generic.script(spec)
-    assert "kubectl label nodes --overwrite \"$@\"" in text
-    assert "kubectl taint nodes --overwrite \"$@\" nvidia.com/gpu=present:NoSchedule" in text
+    assert 'kubectl label nodes --overwrite "$@"' in text
+    assert 'kubectl taint nodes --overwrite "$@" nvidia.com/gpu=present:NoSchedule' in text
 
 
 @pytest.mark.parametrize("provider", ["aks", "gke", "eks"])

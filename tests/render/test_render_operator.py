@@ -80,8 +80,11 @@ def test_mig_pool_nodes_select_their_config_and_shared_pools_their_plugin_key() 
 def test_operator_values_wire_the_configmaps_and_the_mig_strategy() -> None:
     spec = spec_from(SMALL_SPEC)
     values = operator.operator_values(spec)
-    assert values["devicePlugin"]["config"] == {"create": False, "name": operator.DEVICE_PLUGIN_CONFIGMAP,
-                                                "default": "default"}
+    assert values["devicePlugin"]["config"] == {
+        "create": False,
+        "name": operator.DEVICE_PLUGIN_CONFIGMAP,
+        "default": "default",
+    }
     assert values["migManager"]["enabled"] is True
     assert values["migManager"]["config"]["name"] == operator.MIG_CONFIGMAP
     assert values["mig"]["strategy"] == "mixed"
@@ -98,8 +101,11 @@ def test_operator_values_files_parse_as_yaml(example: Path) -> None:
 
 
 def test_driver_version_comes_from_the_pools() -> None:
-    spec = spec_from(SMALL_SPEC.replace("    sharing: {mode: exclusive}",
-                                        "    driverVersion: \"550.90.07\"\n    sharing: {mode: exclusive}"))
+    spec = spec_from(
+        SMALL_SPEC.replace(
+            "    sharing: {mode: exclusive}", '    driverVersion: "550.90.07"\n    sharing: {mode: exclusive}'
+        )
+    )
     assert operator.operator_values(spec)["driver"]["version"] == "550.90.07"
 
 
@@ -116,12 +122,23 @@ def test_gke_uses_its_own_gpu_stack_and_writes_no_sharing_configmaps() -> None:
 # GPU Operator chart values keys render may set: nvidia.md section 5 (values.yaml @ v26.7.0) and the
 # chart's `hostPaths` block (rootFS, driverInstallDir).
 KNOWN_VALUE_KEYS = {
-    "driver.enabled", "driver.version", "toolkit.enabled", "devicePlugin.enabled",
-    "devicePlugin.config.create", "devicePlugin.config.name", "devicePlugin.config.default",
-    "dcgmExporter.enabled", "dcgmExporter.serviceMonitor.enabled", "dcgmExporter.serviceMonitor.interval",
+    "driver.enabled",
+    "driver.version",
+    "toolkit.enabled",
+    "devicePlugin.enabled",
+    "devicePlugin.config.create",
+    "devicePlugin.config.name",
+    "devicePlugin.config.default",
+    "dcgmExporter.enabled",
+    "dcgmExporter.serviceMonitor.enabled",
+    "dcgmExporter.serviceMonitor.interval",
     "dcgmExporter.serviceMonitor.honorLabels",
-    "migManager.enabled", "migManager.config.create", "migManager.config.name", "migManager.config.default",
-    "mig.strategy", "hostPaths.driverInstallDir",
+    "migManager.enabled",
+    "migManager.config.create",
+    "migManager.config.name",
+    "migManager.config.default",
+    "mig.strategy",
+    "hostPaths.driverInstallDir",
 }
 
 

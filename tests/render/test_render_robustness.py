@@ -13,8 +13,11 @@ from gpuplane.spec import parse_spec
 from mutation import EXAMPLE_DOCS, lookup, paths, replaced, value_like
 
 SCALARS = st.one_of(
-    st.booleans(), st.integers(0, 64), st.sampled_from(["", "x", "T4", "L4", "H100-80GB", "mig", "mps",
-                                                          "time-slicing", "exclusive", "mixed", "single"]),
+    st.booleans(),
+    st.integers(0, 64),
+    st.sampled_from(
+        ["", "x", "T4", "L4", "H100-80GB", "mig", "mps", "time-slicing", "exclusive", "mixed", "single"]
+    ),
     st.lists(st.sampled_from(["1g.10gb", "3g.40gb", "2g.20gb", "7g.80gb"]), min_size=1, max_size=4),
 )
 

@@ -18,7 +18,13 @@ from render_helpers import all_objects, rendered
 KUEUE_CRDS = ("clusterqueues", "cohorts", "localqueues", "resourceflavors", "workloadpriorityclasses")
 # Kinds from CRDs that kubernetes-validate cannot know; each is checked by its own test instead.
 CRD_KINDS = {
-    "ClusterQueue", "Cohort", "LocalQueue", "ResourceFlavor", "WorkloadPriorityClass", "PrometheusRule", "ServiceMonitor",
+    "ClusterQueue",
+    "Cohort",
+    "LocalQueue",
+    "ResourceFlavor",
+    "WorkloadPriorityClass",
+    "PrometheusRule",
+    "ServiceMonitor",
 }
 DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 
@@ -27,8 +33,12 @@ def _strict(schema: Any) -> Any:
     """A copy of a CRD schema where objects with declared properties reject unknown fields."""
     if isinstance(schema, dict):
         out = {k: _strict(v) for k, v in schema.items()}
-        if out.get("type") == "object" and "properties" in out and "additionalProperties" not in out \
-                and not out.get("x-kubernetes-preserve-unknown-fields"):
+        if (
+            out.get("type") == "object"
+            and "properties" in out
+            and "additionalProperties" not in out
+            and not out.get("x-kubernetes-preserve-unknown-fields")
+        ):
             out["additionalProperties"] = False
         return out
     if isinstance(schema, list):
@@ -51,7 +61,9 @@ def kueue_schemas(crd_dir: str) -> dict[tuple[str, str], dict[str, Any]]:
 
 
 @pytest.mark.parametrize("api", ["v1beta2", "v1beta1"])
-def test_kueue_objects_match_the_crd_schema_of_their_version(example: Path, api: str, shared_dir: Path) -> None:
+def test_kueue_objects_match_the_crd_schema_of_their_version(
+    example: Path, api: str, shared_dir: Path
+) -> None:
     _, result = rendered(example, api)
     schemas = kueue_schemas(str(shared_dir / "crds" / "kueue"))
     kueue = [o for o in all_objects(result) if o["apiVersion"].startswith("kueue.x-k8s.io/")]
@@ -64,8 +76,12 @@ def test_kueue_objects_match_the_crd_schema_of_their_version(example: Path, api:
 def test_strict_crd_schema_rejects_an_unknown_field(shared_dir: Path) -> None:
     # Guards the guard: a field from the other API version must fail validation.
     schemas = kueue_schemas(str(shared_dir / "crds" / "kueue"))
-    bad = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "x"},
-           "spec": {"cohort": "old-name"}}
+    bad = {
+        "apiVersion": "kueue.x-k8s.io/v1beta2",
+        "kind": "ClusterQueue",
+        "metadata": {"name": "x"},
+        "spec": {"cohort": "old-name"},
+    }
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(bad, schemas[("ClusterQueue", "v1beta2")])
 
@@ -81,7 +97,9 @@ def test_cluster_queues_satisfy_the_crd_cel_rules(example: Path) -> None:
                 for flavor in group["flavors"]:
                     assert [r["name"] for r in flavor["resources"]] == group["coveredResources"]
                     if not cohort:
-                        assert all("borrowingLimit" not in r and "lendingLimit" not in r for r in flavor["resources"])
+                        assert all(
+                            "borrowingLimit" not in r and "lendingLimit" not in r for r in flavor["resources"]
+                        )
             pre = spec["preemption"]
             if pre["reclaimWithinCohort"] == "Never":
                 assert pre.get("borrowWithinCohort", {}).get("policy", "Never") == "Never"
@@ -92,8 +110,15 @@ def test_core_objects_pass_kubernetes_validate_strict(example: Path) -> None:
     version = f"{spec.cluster.kubernetes_version}.0"
     core = [o for o in all_objects(result) if o["kind"] not in CRD_KINDS]
     kinds = {o["kind"] for o in core}
-    assert {"Namespace", "ResourceQuota", "LimitRange", "RoleBinding", "NetworkPolicy", "PriorityClass",
-            "ConfigMap"} <= kinds
+    assert {
+        "Namespace",
+        "ResourceQuota",
+        "LimitRange",
+        "RoleBinding",
+        "NetworkPolicy",
+        "PriorityClass",
+        "ConfigMap",
+    } <= kinds
     for obj in core:
         kubernetes_validate.validate(obj, version, strict=True)
 

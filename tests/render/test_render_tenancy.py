@@ -99,6 +99,10 @@ def test_every_team_namespace_gets_each_guard_rail() -> None:
     spec = spec_from(SMALL_SPEC)
     objs = tenancy_objects(spec)
     team_namespaces = [ns for t in spec.teams for ns in t.namespaces]
-    assert [o["metadata"]["name"] for o in objs["namespaces"]] == [*team_namespaces, "gpu-monitoring", "gpu-operator"]
+    assert [o["metadata"]["name"] for o in objs["namespaces"]] == [
+        *team_namespaces,
+        "gpu-monitoring",
+        "gpu-operator",
+    ]
     assert [o["metadata"]["namespace"] for o in objs["quotas"]] == team_namespaces
     assert len(objs["network"]) == 3 * len(team_namespaces)

@@ -13,10 +13,34 @@ from hypothesis import strategies as st
 from gpuplane.render.yamlemit import emit, scalar
 
 scalars = st.one_of(
-    st.none(), st.booleans(), st.integers(min_value=-(2**40), max_value=2**40),
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**40), max_value=2**40),
     st.text(max_size=30),
-    st.sampled_from(["yes", "No", "on", "1.30", "0x1F", "1:30", "-1", "~", "null", "a: b", "#x", "x #y",
-                     "- item", "nvidia.com/gpu", "line\n", "two\nlines\n", "no-newline\nend", " lead", "@at", "*star"]),
+    st.sampled_from(
+        [
+            "yes",
+            "No",
+            "on",
+            "1.30",
+            "0x1F",
+            "1:30",
+            "-1",
+            "~",
+            "null",
+            "a: b",
+            "#x",
+            "x #y",
+            "- item",
+            "nvidia.com/gpu",
+            "line\n",
+            "two\nlines\n",
+            "no-newline\nend",
+            " lead",
+            "@at",
+            "*star",
+        ]
+    ),
 )
 keys = st.one_of(st.text(min_size=1, max_size=12), st.sampled_from(["true", "1", "a.b/c", "k: v", "-"]))
 data = st.recursive(

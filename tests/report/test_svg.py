@@ -21,7 +21,9 @@ def test_nice_ticks_cover_the_range_with_equal_round_steps(a: float, b: float) -
     assert ticks[0] <= lo + 1e-9 and ticks[-1] >= hi - 1e-9
     steps = [y - x for x, y in itertools.pairwise(ticks)]
     step = steps[0]
-    assert step > 0 and all(math.isclose(s, step, rel_tol=1e-6, abs_tol=1e-9 * max(1.0, abs(hi))) for s in steps)
+    assert step > 0 and all(
+        math.isclose(s, step, rel_tol=1e-6, abs_tol=1e-9 * max(1.0, abs(hi))) for s in steps
+    )
     mantissa = step / 10 ** math.floor(math.log10(step))
     assert any(math.isclose(mantissa, m, rel_tol=1e-6) for m in (1, 2, 2.5, 5, 10))
 

@@ -24,7 +24,9 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_check_fitting_layout_exits_0_and_prints_each_start_slot() -> None:
-    result = runner.invoke(app, ["mig", "check", "--gpu", "H100-80GB", "3g.40gb", "2g.20gb", "1g.10gb", "1g.10gb"])
+    result = runner.invoke(
+        app, ["mig", "check", "--gpu", "H100-80GB", "3g.40gb", "2g.20gb", "1g.10gb", "1g.10gb"]
+    )
     assert result.exit_code == 0, result.output
     acc = load_catalog().accelerator("H100-80GB")
     assert acc is not None
@@ -50,9 +52,11 @@ def test_check_layout_that_does_not_fit_exits_1_with_the_reason() -> None:
 
 @pytest.mark.parametrize(
     ("args", "message"),
-    [(["--gpu", "X100", "1g.5gb"], "unknown GPU 'X100'"),
-     (["--gpu", "A100-40GB", "1g.99gb"], "1g.99gb: not a MIG profile of A100-40GB"),
-     (["--gpu", "T4", "1g.5gb"], "T4 does not support MIG")],
+    [
+        (["--gpu", "X100", "1g.5gb"], "unknown GPU 'X100'"),
+        (["--gpu", "A100-40GB", "1g.99gb"], "1g.99gb: not a MIG profile of A100-40GB"),
+        (["--gpu", "T4", "1g.5gb"], "T4 does not support MIG"),
+    ],
 )
 def test_unknown_gpu_or_profile_exits_2(args: list[str], message: str) -> None:
     result = _run("mig", "check", *args)
@@ -86,4 +90,8 @@ def test_profiles_and_configs_commands_show_catalog_facts() -> None:
     configs = runner.invoke(app, ["mig", "configs", "--gpu", "h100", "-o", "json"])
     assert configs.exit_code == 0
     assert sorted(json.loads(configs.output)["configs"]["all-balanced"]) == [
-        "1g.10gb", "1g.10gb", "2g.20gb", "3g.40gb"]
+        "1g.10gb",
+        "1g.10gb",
+        "2g.20gb",
+        "3g.40gb",
+    ]

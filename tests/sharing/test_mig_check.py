@@ -50,7 +50,9 @@ def oracle_fits(acc: Accelerator, requested: list[str]) -> bool:
     if sum(1 for p in profiles if p.media_extensions) > 1:
         return False
     for starts in itertools.product(*(p.placements for p in profiles)):
-        slots = [s for p, st_ in zip(profiles, starts, strict=True) for s in range(st_, st_ + p.memory_slices)]
+        slots = [
+            s for p, st_ in zip(profiles, starts, strict=True) for s in range(st_, st_ + p.memory_slices)
+        ]
         if len(slots) == len(set(slots)):
             return True
     return False
@@ -109,7 +111,9 @@ def test_empty_layout_fits_a_mig_gpu() -> None:
         ("T4", ["1g.5gb"], "does not support MIG"),
     ],
 )
-def test_impossible_layouts_are_rejected_with_the_rule_they_break(gpu: str, layout: list[str], reason: str) -> None:
+def test_impossible_layouts_are_rejected_with_the_rule_they_break(
+    gpu: str, layout: list[str], reason: str
+) -> None:
     fit = mig.check_layout(_acc(gpu), layout)
     assert not fit.fits and fit.placements == []
     assert reason in fit.reason
@@ -125,7 +129,11 @@ def test_overlapping_start_slots_are_rejected_even_when_counts_allow_them() -> N
     # A made-up GPU whose two profiles can only start at slot 0: counts and slices are fine,
     # the placement is not.
     toy = Accelerator(
-        name="TOY", memory_gb=8, architecture="test", memory_slices=8, compute_slices=7,
+        name="TOY",
+        memory_gb=8,
+        architecture="test",
+        memory_slices=8,
+        compute_slices=7,
         mig_profiles={
             "2g.2gb": MigProfile("2g.2gb", 2, 2, 2, [0, 4], 2),
             "1g.1gb": MigProfile("1g.1gb", 1, 2, 2, [0], 2),

@@ -48,8 +48,13 @@ def test_every_fitting_layout_is_contained_in_a_maximal_one(gpu: str) -> None:
 
 def test_a100_40gb_maximal_layouts_include_the_known_ones_and_not_partial_ones() -> None:
     layouts = mig.maximal_layouts(_acc("A100-40GB"))
-    for expected in (["7g.40gb"], ["4g.20gb", "3g.20gb"], ["3g.20gb", "3g.20gb"], ["1g.5gb"] * 7,
-                     ["3g.20gb", "2g.10gb", "1g.5gb", "1g.5gb"]):
+    for expected in (
+        ["7g.40gb"],
+        ["4g.20gb", "3g.20gb"],
+        ["3g.20gb", "3g.20gb"],
+        ["1g.5gb"] * 7,
+        ["3g.20gb", "2g.10gb", "1g.5gb", "1g.5gb"],
+    ):
         assert expected in layouts
     assert ["4g.20gb", "2g.10gb"] not in layouts
     assert len(layouts) == len({tuple(lay) for lay in layouts})

@@ -20,7 +20,9 @@ def _docs(shared_dir: Path, name: str) -> dict[str, Any]:
 
 
 def test_custom_config_matches_the_operator_docs_example(shared_dir: Path) -> None:
-    docs = yaml.safe_load(_docs(shared_dir, "gpu-operator-docs-custom-mig-config.yaml")["data"]["config.yaml"])
+    docs = yaml.safe_load(
+        _docs(shared_dir, "gpu-operator-docs-custom-mig-config.yaml")["data"]["config.yaml"]
+    )
     ours = mig_parted_config({"five-1g-one-2g": ["1g.10gb"] * 5 + ["2g.20gb"]})
     assert ours == docs
 
@@ -41,8 +43,9 @@ def test_docs_custom_layouts_fit_an_h100(shared_dir: Path) -> None:
 
 
 def test_device_filter_and_media_spelling() -> None:
-    config = mig_parted_config({"inference": ["3g.40gb", "1g.10gb.me"]}, device_filter=["0x233010DE"],
-                               include_all_disabled=False)
+    config = mig_parted_config(
+        {"inference": ["3g.40gb", "1g.10gb.me"]}, device_filter=["0x233010DE"], include_all_disabled=False
+    )
     assert list(config["mig-configs"]) == ["inference"]
     entry = config["mig-configs"]["inference"][0]
     assert entry["device-filter"] == ["0x233010DE"]

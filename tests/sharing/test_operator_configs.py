@@ -60,8 +60,11 @@ def test_every_default_config_fits_every_catalog_gpu_it_applies_to(
             if filters:
                 targets = {a.name: a for f in filters if (a := cat.accelerator_for_pci_id(f)) is not None}
             else:  # unfiltered: every MIG GPU that has all the profiles
-                targets = {a.name: a for a in cat.accelerators()
-                           if a.mig_capable and all(a.mig_profile(p) for p in layout)}
+                targets = {
+                    a.name: a
+                    for a in cat.accelerators()
+                    if a.mig_capable and all(a.mig_profile(p) for p in layout)
+                }
             for acc in targets.values():
                 fit = mig.check_layout(acc, layout)
                 assert fit.fits, (name, acc.name, fit.reason)

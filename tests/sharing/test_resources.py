@@ -36,8 +36,10 @@ def test_shared_gpu_needs_at_least_two_replicas(replicas: int) -> None:
 
 def test_mixed_strategy_counts_each_profile(shared_dir: Path) -> None:
     labels = json.loads(
-        (shared_dir / "reference/nvidia-data/gpu-operator-docs-node-labels-mig-mixed-all-balanced-h100.json")
-        .read_text(encoding="utf-8")
+        (
+            shared_dir
+            / "reference/nvidia-data/gpu-operator-docs-node-labels-mig-mixed-all-balanced-h100.json"
+        ).read_text(encoding="utf-8")
     )
     acc = _acc(labels["nvidia.com/gpu.product"])
     layout = mig.layout_for_config(labels["nvidia.com/mig.config"], acc)
@@ -85,9 +87,14 @@ def test_media_profile_resource_uses_a_dot() -> None:
 
 @pytest.mark.parametrize(
     ("resource", "gpu", "fraction"),
-    [("nvidia.com/mig-3g.40gb", "H100-80GB", 3 / 7), ("nvidia.com/mig-1g.10gb", "H100-80GB", 1 / 7),
-     ("nvidia.com/mig-7g.40gb", "A100-40GB", 1.0), ("nvidia.com/mig-2g.12gb", "A30", 2 / 4),
-     ("nvidia.com/mig-1g.6gb.me", "A30", 1 / 4), ("nvidia.com/gpu", "T4", 1.0)],
+    [
+        ("nvidia.com/mig-3g.40gb", "H100-80GB", 3 / 7),
+        ("nvidia.com/mig-1g.10gb", "H100-80GB", 1 / 7),
+        ("nvidia.com/mig-7g.40gb", "A100-40GB", 1.0),
+        ("nvidia.com/mig-2g.12gb", "A30", 2 / 4),
+        ("nvidia.com/mig-1g.6gb.me", "A30", 1 / 4),
+        ("nvidia.com/gpu", "T4", 1.0),
+    ],
 )
 def test_gpu_fraction_is_compute_slices_over_the_gpu(resource: str, gpu: str, fraction: float) -> None:
     assert resources.gpu_fraction(resource, _acc(gpu)) == pytest.approx(fraction)

@@ -23,11 +23,23 @@ def test_scale_up_counts_nodes_on_their_way_and_stops_at_max() -> None:
 
 
 def test_scale_from_zero_waits_for_provisioning_and_scales_down_after_unneeded_time() -> None:
-    w = Workload(id="j", team="t", queue="t", klass="training", submit=100.0,
-                 pod_sets=(PodSet("main", 2, 8.0),), work_gpu_seconds=16 * 3600.0)
+    w = Workload(
+        id="j",
+        team="t",
+        queue="t",
+        klass="training",
+        submit=100.0,
+        pod_sets=(PodSet("main", 2, 8.0),),
+        work_gpu_seconds=16 * 3600.0,
+    )
     objects = [flavor("gpu"), cluster_queue("t", {"gpu": {GPU: 16}}), local_queue("t")]
-    config = SimConfig(provisioning_delay_s=420, scale_down_unneeded_s=600,
-                       spot_evictions_per_node_hour=0, node_failures_per_node_hour=0, horizon_s=10_000)
+    config = SimConfig(
+        provisioning_delay_s=420,
+        scale_down_unneeded_s=600,
+        spot_evictions_per_node_hour=0,
+        node_failures_per_node_hour=0,
+        horizon_s=10_000,
+    )
     out = simulate_objects([pool(min_nodes=0, max_nodes=4)], [team("t")], objects, [w], config)
     run = out.runs[0]
     assert run.first_admit == 100.0 and run.first_start == 520.0 and run.end == 520.0 + 3600

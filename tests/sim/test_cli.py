@@ -39,8 +39,13 @@ j3,team-a,batch,120,main:1x1,600
 def builtin_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """`gpuplane simulate` with no arguments, run once in an empty directory."""
     where = tmp_path_factory.mktemp("builtin")
-    proc = subprocess.run([str(GPUPLANE), "simulate", "--json", "m.json"], cwd=where, capture_output=True,
-                          text=True, timeout=120)
+    proc = subprocess.run(
+        [str(GPUPLANE), "simulate", "--json", "m.json"],
+        cwd=where,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     return where
 
@@ -63,8 +68,10 @@ def _write(tmp_path: Path, nodes: int = 2, name: str = "p.yaml") -> Path:
 def test_csv_has_the_documented_columns_and_one_row_per_workload(tmp_path: Path) -> None:
     spec = _write(tmp_path)
     (tmp_path / "w.csv").write_text(WORKLOAD)
-    result = CliRunner().invoke(app, ["simulate", str(spec), "-w", str(tmp_path / "w.csv"), "--csv",
-                                      str(tmp_path / "out.csv"), "--quiet"])
+    result = CliRunner().invoke(
+        app,
+        ["simulate", str(spec), "-w", str(tmp_path / "w.csv"), "--csv", str(tmp_path / "out.csv"), "--quiet"],
+    )
     assert result.exit_code == 0, result.output
     rows = list(csv.reader((tmp_path / "out.csv").open()))
     assert tuple(rows[0]) == CSV_COLUMNS
@@ -82,8 +89,20 @@ def test_what_if_runs_each_platform_on_the_same_workload(tmp_path: Path) -> None
     small, big = _write(tmp_path, 1, "small.yaml"), _write(tmp_path, 2, "big.yaml")
     (tmp_path / "w.csv").write_text(WORKLOAD)
     out = tmp_path / "m.json"
-    result = CliRunner().invoke(app, ["simulate", str(small), str(big), "-w", str(tmp_path / "w.csv"),
-                                      "--json", str(out), "--report", str(tmp_path / "r.html")])
+    result = CliRunner().invoke(
+        app,
+        [
+            "simulate",
+            str(small),
+            str(big),
+            "-w",
+            str(tmp_path / "w.csv"),
+            "--json",
+            str(out),
+            "--report",
+            str(tmp_path / "r.html"),
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "small.yaml" in result.output and "big.yaml" in result.output
     platforms = json.loads(out.read_text())["platforms"]
@@ -98,19 +117,40 @@ def test_same_inputs_and_seed_give_byte_identical_outputs(tmp_path: Path) -> Non
     (tmp_path / "w.csv").write_text(WORKLOAD)
     texts = []
     for i in range(2):
-        args = ["simulate", str(spec), "-w", str(tmp_path / "w.csv"), "--seed", "7", "--spot-eviction-rate", "0.3",
-                "--json", str(tmp_path / f"m{i}.json"), "--csv", str(tmp_path / f"c{i}.csv"),
-                "--report", str(tmp_path / f"r{i}.html"), "--quiet"]
+        args = [
+            "simulate",
+            str(spec),
+            "-w",
+            str(tmp_path / "w.csv"),
+            "--seed",
+            "7",
+            "--spot-eviction-rate",
+            "0.3",
+            "--json",
+            str(tmp_path / f"m{i}.json"),
+            "--csv",
+            str(tmp_path / f"c{i}.csv"),
+            "--report",
+            str(tmp_path / f"r{i}.html"),
+            "--quiet",
+        ]
         assert CliRunner().invoke(app, args).exit_code == 0
-        texts.append([(tmp_path / f"{k}{i}.{e}").read_bytes() for k, e in (("m", "json"), ("c", "csv"), ("r", "html"))])
+        texts.append(
+            [(tmp_path / f"{k}{i}.{e}").read_bytes() for k, e in (("m", "json"), ("c", "csv"), ("r", "html"))]
+        )
     assert texts[0] == texts[1]
 
 
 def test_bad_spec_exits_2_with_its_location_and_writes_nothing(tmp_path: Path) -> None:
     spec = tmp_path / "bad.yaml"
     spec.write_text(SMALL_SPEC.replace("NODES", "2").replace("minNodes: 0", "minNodes: -1"))
-    proc = subprocess.run([str(GPUPLANE), "simulate", str(spec), "--report", "r.html"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [str(GPUPLANE), "simulate", str(spec), "--report", "r.html"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 2
     assert "bad.yaml:" in proc.stderr and "minNodes" in proc.stderr
     assert not (tmp_path / "r.html").exists()
@@ -118,17 +158,32 @@ def test_bad_spec_exits_2_with_its_location_and_writes_nothing(tmp_path: Path) -
 
 def test_bad_unit_weight_is_a_usage_error(tmp_path: Path) -> None:
     spec = _write(tmp_path)
-    proc = subprocess.run([str(GPUPLANE), "simulate", str(spec), "--unit", "gpu=3"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [str(GPUPLANE), "simulate", str(spec), "--unit", "gpu=3"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 2 and "--unit" in proc.stderr
 
 
 def test_strict_fails_on_a_bad_trace_row(tmp_path: Path) -> None:
     spec = _write(tmp_path)
     (tmp_path / "w.csv").write_text(WORKLOAD + "j4,team-a,training,-5,main:1x1,60\n")
-    ok = subprocess.run([str(GPUPLANE), "simulate", str(spec), "-w", "w.csv", "-q"], cwd=tmp_path,
-                        capture_output=True, text=True, timeout=60)
+    ok = subprocess.run(
+        [str(GPUPLANE), "simulate", str(spec), "-w", "w.csv", "-q"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert ok.returncode == 0 and "1 bad trace rows were skipped" in ok.stderr + ok.stdout
-    strict = subprocess.run([str(GPUPLANE), "simulate", str(spec), "-w", "w.csv", "--strict"], cwd=tmp_path,
-                            capture_output=True, text=True, timeout=60)
+    strict = subprocess.run(
+        [str(GPUPLANE), "simulate", str(spec), "-w", "w.csv", "--strict"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert strict.returncode == 2 and "w.csv:5" in strict.stderr

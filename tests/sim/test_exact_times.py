@@ -14,8 +14,14 @@ NO_RANDOM = {"spot_evictions_per_node_hour": 0.0, "node_failures_per_node_hour":
 
 def job(wid: str, submit: float, pods: int, hours: float, ckpt: Checkpoint | None = None) -> Workload:
     return Workload(
-        id=wid, team="team-a", queue="team-a", klass="training", submit=submit,
-        pod_sets=(PodSet("main", pods, 8.0),), work_gpu_seconds=pods * 8 * hours * 3600, checkpoint=ckpt,
+        id=wid,
+        team="team-a",
+        queue="team-a",
+        klass="training",
+        submit=submit,
+        pod_sets=(PodSet("main", pods, 8.0),),
+        work_gpu_seconds=pods * 8 * hours * 3600,
+        checkpoint=ckpt,
     )
 
 
@@ -26,7 +32,9 @@ def two_nodes_three_gangs() -> tuple[list[Workload], SimConfig]:
         job("j3", 600, 2, 0.5),
     ]
     config = SimConfig(
-        provisioning_delay_s=600, scale_down_unneeded_s=600, node_losses=(NodeLoss(4000, "gpu-0", "spot"),),
+        provisioning_delay_s=600,
+        scale_down_unneeded_s=600,
+        node_losses=(NodeLoss(4000, "gpu-0", "spot"),),
         **NO_RANDOM,
     )
     return jobs, config

@@ -11,19 +11,33 @@ from gpuplane.traces import Checkpoint, PodSet, Workload
 from .helpers import cluster_queue, flavor, local_queue, pool, team
 
 GPU = "nvidia.com/gpu"
-QUIET = {"spot_evictions_per_node_hour": 0.0, "node_failures_per_node_hour": 0.0,
-         "provisioning_delay_s": 600.0, "scale_down_unneeded_s": 600.0}
+QUIET = {
+    "spot_evictions_per_node_hour": 0.0,
+    "node_failures_per_node_hour": 0.0,
+    "provisioning_delay_s": 600.0,
+    "scale_down_unneeded_s": 600.0,
+}
 
 
 def wl(wid: str, submit: float, gpus: int, seconds: float, **kw: object) -> Workload:
-    return Workload(id=wid, team=str(kw.pop("team", "t")), queue="q", klass=str(kw.pop("klass", "training")),  # type: ignore[arg-type]
-                    submit=submit, pod_sets=(PodSet("main", 1, float(gpus)),),
-                    work_gpu_seconds=gpus * seconds, **kw)  # type: ignore[arg-type]
+    return Workload(
+        id=wid,
+        team=str(kw.pop("team", "t")),
+        queue="q",
+        klass=str(kw.pop("klass", "training")),  # type: ignore[arg-type]
+        submit=submit,
+        pod_sets=(PodSet("main", 1, float(gpus)),),
+        work_gpu_seconds=gpus * seconds,
+        **kw,
+    )  # type: ignore[arg-type]
 
 
 def one_team(quota: int = 8, **pool_kw: object):  # type: ignore[no-untyped-def]
-    objects = [flavor("gpu"), cluster_queue("t", {"gpu": {GPU: quota}}, preemption={"withinClusterQueue": "LowerPriority"}),
-               local_queue("t")]
+    objects = [
+        flavor("gpu"),
+        cluster_queue("t", {"gpu": {GPU: quota}}, preemption={"withinClusterQueue": "LowerPriority"}),
+        local_queue("t"),
+    ]
     return [pool(**pool_kw)], [team("t")], objects  # type: ignore[arg-type]
 
 
@@ -53,8 +67,15 @@ def test_higher_priority_preempts_and_the_victim_resumes_from_its_checkpoint() -
 
 def test_service_on_a_lost_node_loses_availability_not_work() -> None:
     pools, teams, objects = one_team(min_nodes=1, max_nodes=1)
-    svc = Workload(id="s", team="t", queue="q", klass="inference", submit=0.0,
-                   pod_sets=(PodSet("server", 1, 1.0),), run_time=10_000.0)
+    svc = Workload(
+        id="s",
+        team="t",
+        queue="q",
+        klass="inference",
+        submit=0.0,
+        pod_sets=(PodSet("server", 1, 1.0),),
+        run_time=10_000.0,
+    )
     config = SimConfig(node_losses=(NodeLoss(3000.0, "gpu-0", "spot"),), **QUIET)
     out = simulate_objects(pools, teams, objects, [svc], config)
     run = out.runs[0]
@@ -79,6 +100,14 @@ def test_same_seed_gives_identical_output_and_another_seed_differs() -> None:
 def test_workload_of_unknown_team_or_without_gpus_is_rejected_not_simulated() -> None:
     pools, teams, objects = one_team()
     stranger = wl("x", 0.0, 1, 10.0, team="nobody")
-    cpu = Workload(id="c", team="t", queue="q", klass="batch", submit=0.0, pod_sets=(PodSet("cpu", 1, 0.0),), run_time=5.0)
+    cpu = Workload(
+        id="c",
+        team="t",
+        queue="q",
+        klass="batch",
+        submit=0.0,
+        pod_sets=(PodSet("cpu", 1, 0.0),),
+        run_time=5.0,
+    )
     out = simulate_objects(pools, teams, objects, [stranger, cpu], SimConfig(**QUIET))
     assert [r.outcome for r in out.runs] == ["rejected", "rejected"]

@@ -17,18 +17,35 @@ GPU = "nvidia.com/gpu"
 
 def run(config: SimConfig):  # type: ignore[no-untyped-def]
     jobs = [
-        Workload(id="t", team="a", queue="q", klass="training", submit=0.0, pod_sets=(PodSet("m", 1, 8.0),),
-                 work_gpu_seconds=8 * 3600.0),
-        Workload(id="s", team="a", queue="q", klass="inference", submit=0.0, pod_sets=(PodSet("m", 1, 8.0),),
-                 run_time=3600.0),
+        Workload(
+            id="t",
+            team="a",
+            queue="q",
+            klass="training",
+            submit=0.0,
+            pod_sets=(PodSet("m", 1, 8.0),),
+            work_gpu_seconds=8 * 3600.0,
+        ),
+        Workload(
+            id="s",
+            team="a",
+            queue="q",
+            klass="inference",
+            submit=0.0,
+            pod_sets=(PodSet("m", 1, 8.0),),
+            run_time=3600.0,
+        ),
     ]
     objects = [flavor("gpu"), cluster_queue("a", {"gpu": {GPU: 16}}), local_queue("a")]
     return simulate_objects([pool(min_nodes=2, max_nodes=2, hourly=16.0)], [team("a")], objects, jobs, config)
 
 
 def test_accepted_units_are_weighted_per_class_and_divide_the_total_cost() -> None:
-    config = SimConfig(spot_evictions_per_node_hour=0, node_failures_per_node_hour=0,
-                       accepted_units=parse_units(["inference=0", "training=2"]))
+    config = SimConfig(
+        spot_evictions_per_node_hour=0,
+        node_failures_per_node_hour=0,
+        accepted_units=parse_units(["inference=0", "training=2"]),
+    )
     figures = summarize(run(config), config, Overheads(support_monthly=730.0))
     assert figures["accepted_units"] == 2.0
     # two 8-GPU nodes at 16/h for the one-hour window, plus 1 h of a 730/month support contract

@@ -35,13 +35,33 @@ TEAMS = ("t0", "t1", "t2")
 def platforms(draw: st.DrawFn) -> dict[str, Any]:
     replicas = draw(st.sampled_from([1, 1, 2, 4]))
     gpus = draw(st.sampled_from([1, 2, 4, 8]))
-    pools = [pool("gpu", index=0, gpus=gpus, per_gpu={GPU: replicas}, min_nodes=draw(st.integers(0, 1)),
-                  max_nodes=draw(st.integers(1, 4)))]
+    pools = [
+        pool(
+            "gpu",
+            index=0,
+            gpus=gpus,
+            per_gpu={GPU: replicas},
+            min_nodes=draw(st.integers(0, 1)),
+            max_nodes=draw(st.integers(1, 4)),
+        )
+    ]
     with_mig = draw(st.booleans())
     if with_mig:
-        pools.append(pool("mig", index=1, gpus=1, per_gpu=MIG_LAYOUT, min_nodes=0, max_nodes=draw(st.integers(1, 3)),
-                          fractions={"nvidia.com/mig-3g.40gb": 3 / 7, "nvidia.com/mig-2g.20gb": 2 / 7,
-                                     "nvidia.com/mig-1g.10gb": 1 / 7}))
+        pools.append(
+            pool(
+                "mig",
+                index=1,
+                gpus=1,
+                per_gpu=MIG_LAYOUT,
+                min_nodes=0,
+                max_nodes=draw(st.integers(1, 3)),
+                fractions={
+                    "nvidia.com/mig-3g.40gb": 3 / 7,
+                    "nvidia.com/mig-2g.20gb": 2 / 7,
+                    "nvidia.com/mig-1g.10gb": 1 / 7,
+                },
+            )
+        )
     n_teams = draw(st.integers(1, 3))
     quotas = {}
     for name in TEAMS[:n_teams]:
@@ -62,24 +82,49 @@ def workloads(draw: st.DrawFn, teams: list[str], mig: bool, failures: bool = Tru
             ps = PodSet("p", draw(st.integers(1, 2)), 1.0, mig_profile=prof)
         else:
             ps = PodSet("p", draw(st.integers(1, 3)), float(draw(st.sampled_from([1, 2, 4, 8]))))
-        status = draw(st.sampled_from(["completed", "completed", "failed", "killed"])) if failures else "completed"
-        out.append(Workload(
-            id=f"w{i}", team=draw(st.sampled_from(teams)), queue="q", klass="training",
-            submit=float(draw(st.integers(0, 20_000))), pod_sets=(ps,),
-            work_gpu_seconds=ps.gpus * float(draw(st.integers(30, 30_000))),
-            priority=draw(st.sampled_from([0, 10, 100])),
-            checkpoint=draw(st.one_of(st.none(), st.builds(Checkpoint, st.sampled_from([600.0, 1800.0]),
-                                                             st.sampled_from([0.0, 30.0]), st.sampled_from([0.0, 60.0])))),
-            final_status=status, end_at_fraction=1.0 if status == "completed" else 0.5,
-        ))
+        status = (
+            draw(st.sampled_from(["completed", "completed", "failed", "killed"])) if failures else "completed"
+        )
+        out.append(
+            Workload(
+                id=f"w{i}",
+                team=draw(st.sampled_from(teams)),
+                queue="q",
+                klass="training",
+                submit=float(draw(st.integers(0, 20_000))),
+                pod_sets=(ps,),
+                work_gpu_seconds=ps.gpus * float(draw(st.integers(30, 30_000))),
+                priority=draw(st.sampled_from([0, 10, 100])),
+                checkpoint=draw(
+                    st.one_of(
+                        st.none(),
+                        st.builds(
+                            Checkpoint,
+                            st.sampled_from([600.0, 1800.0]),
+                            st.sampled_from([0.0, 30.0]),
+                            st.sampled_from([0.0, 60.0]),
+                        ),
+                    )
+                ),
+                final_status=status,
+                end_at_fraction=1.0 if status == "completed" else 0.5,
+            )
+        )
     return out
 
 
 def kueue_objects(platform: dict[str, Any]) -> list[dict[str, Any]]:
     objects = [flavor(p.name) for p in platform["pools"]]
     for name, (per, borrowing) in platform["quotas"].items():
-        objects.append(cluster_queue(name, per, cohort="all", borrowing=borrowing,
-                                     preemption={"withinClusterQueue": "LowerPriority", "reclaimWithinCohort": "Any"}))
+        objects.append(
+            cluster_queue(
+                name,
+                per,
+                cohort="all",
+                borrowing=borrowing,
+                preemption={"withinClusterQueue": "LowerPriority", "reclaimWithinCohort": "Any"},
+            )
+        )
         objects.append(local_queue(name))
     return objects
 
@@ -157,15 +202,26 @@ def run_watched(platform: dict[str, Any], jobs: list[Workload], config: SimConfi
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.data(), seed=st.integers(0, 5), spot=st.sampled_from([0.0, 0.5]), fail=st.sampled_from([0.0, 0.2]),
-       horizon=st.one_of(st.none(), st.integers(5_000, 60_000)))
-def test_invariants_hold_on_random_platforms(data: st.DataObject, seed: int, spot: float, fail: float,
-                                             horizon: int | None) -> None:
+@given(
+    data=st.data(),
+    seed=st.integers(0, 5),
+    spot=st.sampled_from([0.0, 0.5]),
+    fail=st.sampled_from([0.0, 0.2]),
+    horizon=st.one_of(st.none(), st.integers(5_000, 60_000)),
+)
+def test_invariants_hold_on_random_platforms(
+    data: st.DataObject, seed: int, spot: float, fail: float, horizon: int | None
+) -> None:
     platform = data.draw(platforms())
     jobs = data.draw(workloads(list(platform["quotas"]), platform["mig"]))
-    config = SimConfig(seed=seed, spot_evictions_per_node_hour=spot, node_failures_per_node_hour=fail,
-                       provisioning_delay_s=300, scale_down_unneeded_s=600,
-                       horizon_s=None if horizon is None else float(horizon))
+    config = SimConfig(
+        seed=seed,
+        spot_evictions_per_node_hour=spot,
+        node_failures_per_node_hour=fail,
+        provisioning_delay_s=300,
+        scale_down_unneeded_s=600,
+        horizon_s=None if horizon is None else float(horizon),
+    )
     out, watch = run_watched(platform, jobs, config)
     assert watch.times == sorted(watch.times), "simulated time went backwards"
     for run in out.runs:

@@ -11,8 +11,16 @@ QUIET = SimConfig(spot_evictions_per_node_hour=0.0, node_failures_per_node_hour=
 
 
 def svc(wid: str, ps: PodSet) -> Workload:
-    return Workload(id=wid, team="team-b", queue="q", klass="inference", submit=0.0, pod_sets=(ps,),
-                    run_time=3600.0, priority=1000)
+    return Workload(
+        id=wid,
+        team="team-b",
+        queue="q",
+        klass="inference",
+        submit=0.0,
+        pod_sets=(ps,),
+        run_time=3600.0,
+        priority=1000,
+    )
 
 
 def test_requests_land_on_the_pool_that_offers_them() -> None:
@@ -20,8 +28,15 @@ def test_requests_land_on_the_pool_that_offers_them() -> None:
     jobs = [
         svc("mig", PodSet("server", 2, 1.0, mig_profile="1g.10gb")),
         svc("frac", PodSet("server", 1, 0.5)),
-        Workload(id="train", team="team-a", queue="q", klass="training", submit=0.0,
-                 pod_sets=(PodSet("worker", 2, 8.0),), work_gpu_seconds=16 * 1800.0),
+        Workload(
+            id="train",
+            team="team-a",
+            queue="q",
+            klass="training",
+            submit=0.0,
+            pod_sets=(PodSet("worker", 2, 8.0),),
+            work_gpu_seconds=16 * 1800.0,
+        ),
     ]
     out = simulate(spec, jobs, QUIET)
     pools = {r.w.id: out.pools[r.pool].name for r in out.runs}
@@ -40,7 +55,11 @@ def test_mig_layout_bounds_how_many_slices_run_at_once() -> None:
     # team-b may hold 1 + 3 borrowed 3g slices: the first runs on the minNodes node at once, three
     # wait 600 s for new nodes (one 3g slice each), the fifth gets quota when the first ends
     assert [(r.first_admit, r.first_start) for r in out.runs] == [
-        (0.0, 0.0), (0.0, 600.0), (0.0, 600.0), (0.0, 600.0), (3600.0, 3600.0)
+        (0.0, 0.0),
+        (0.0, 600.0),
+        (0.0, 600.0),
+        (0.0, 600.0),
+        (3600.0, 3600.0),
     ]
 
 

@@ -27,7 +27,9 @@ POOL_A100 = """\
 
 CASES: dict[str, tuple[str, str, str]] = {
     # name: (yaml, expected field path, expected message fragment)
-    "mig_layout_does_not_fit": (HEAD + """\
+    "mig_layout_does_not_fit": (
+        HEAD
+        + """\
 nodePools:
   - name: mig
     accelerator: A100-80GB
@@ -37,8 +39,13 @@ nodePools:
       mode: mig
       strategy: mixed
       layout: [4g.40gb, 4g.40gb]   #!
-""", "nodePools[0].sharing.layout", "does not fit"),
-    "mig_layout_does_not_fit_with_quota_on_it": (HEAD + """\
+""",
+        "nodePools[0].sharing.layout",
+        "does not fit",
+    ),
+    "mig_layout_does_not_fit_with_quota_on_it": (
+        HEAD
+        + """\
 nodePools:
   - name: mig
     accelerator: A100-80GB
@@ -49,8 +56,13 @@ teams:
   - name: t
     namespaces: [t]
     quotas: [{pool: mig, resource: nvidia.com/mig-7g.80gb, nominal: 1}]
-""", "nodePools[0].sharing.layout", "does not fit"),
-    "mig_on_gpu_without_mig": (HEAD + """\
+""",
+        "nodePools[0].sharing.layout",
+        "does not fit",
+    ),
+    "mig_on_gpu_without_mig": (
+        HEAD
+        + """\
 nodePools:
   - name: t4
     accelerator: T4
@@ -58,24 +70,41 @@ nodePools:
     sharing:
       mode: mig   #!
       config: all-1g.5gb
-""", "nodePools[0].sharing.mode", "does not support MIG"),
-    "quota_names_unknown_pool": (HEAD + "nodePools:\n" + POOL_A100 + """\
+""",
+        "nodePools[0].sharing.mode",
+        "does not support MIG",
+    ),
+    "quota_names_unknown_pool": (
+        HEAD
+        + "nodePools:\n"
+        + POOL_A100
+        + """\
 teams:
   - name: t
     namespaces: [t]
     quotas:
       - pool: a10   #!
         nominal: 2
-""", "teams[0].quotas[0].pool", "unknown pool 'a10'"),
-    "min_nodes_above_max_nodes": (HEAD + """\
+""",
+        "teams[0].quotas[0].pool",
+        "unknown pool 'a10'",
+    ),
+    "min_nodes_above_max_nodes": (
+        HEAD
+        + """\
 nodePools:
   - name: a100
     accelerator: A100-80GB
     vmSize: Standard_NC24ads_A100_v4
     minNodes: 5   #!
     maxNodes: 4
-""", "nodePools[0].minNodes", "minNodes (5) > maxNodes (4)"),
-    "inference_pool_on_spot": (HEAD + """\
+""",
+        "nodePools[0].minNodes",
+        "minNodes (5) > maxNodes (4)",
+    ),
+    "inference_pool_on_spot": (
+        HEAD
+        + """\
 nodePools:
   - name: a100
     accelerator: A100-80GB
@@ -83,8 +112,13 @@ nodePools:
     workloadClasses: [inference]
     spot:
       enabled: true   #!
-""", "nodePools[0].spot.enabled", "inference-on-spot"),
-    "time_slicing_replicas_below_two": (HEAD + """\
+""",
+        "nodePools[0].spot.enabled",
+        "inference-on-spot",
+    ),
+    "time_slicing_replicas_below_two": (
+        HEAD
+        + """\
 nodePools:
   - name: a100
     accelerator: A100-80GB
@@ -92,54 +126,98 @@ nodePools:
     sharing:
       mode: time-slicing
       replicas: 1   #!
-""", "nodePools[0].sharing.replicas", "replicas >= 2"),
-    "misspelled_field": (HEAD + """\
+""",
+        "nodePools[0].sharing.replicas",
+        "replicas >= 2",
+    ),
+    "misspelled_field": (
+        HEAD
+        + """\
 nodePools:
   - name: a100
     accelerator: A100-80GB
     vmSize: Standard_NC24ads_A100_v4
     maxNode: 4   #!
-""", "nodePools[0].maxNode", "unknown field"),
-    "unknown_accelerator": (HEAD + """\
+""",
+        "nodePools[0].maxNode",
+        "unknown field",
+    ),
+    "unknown_accelerator": (
+        HEAD
+        + """\
 nodePools:
   - name: x
     accelerator: V100-99GB   #!
     gpusPerNode: 8
-""", "nodePools[0].accelerator", "unknown accelerator"),
-    "unknown_provider": ("""\
+""",
+        "nodePools[0].accelerator",
+        "unknown accelerator",
+    ),
+    "unknown_provider": (
+        """\
 apiVersion: gpuplane.io/v1alpha1
 kind: Platform
 cluster:
   name: c1
   provider: azure   #!
 nodePools:
-""" + POOL_A100, "cluster.provider", "'aks', 'gke', 'eks' or 'generic'"),
-    "duplicate_pool_name": (HEAD + "nodePools:\n" + POOL_A100 + """\
+"""
+        + POOL_A100,
+        "cluster.provider",
+        "'aks', 'gke', 'eks' or 'generic'",
+    ),
+    "duplicate_pool_name": (
+        HEAD
+        + "nodePools:\n"
+        + POOL_A100
+        + """\
   - name: a100   #!
     accelerator: T4
     vmSize: Standard_NC4as_T4_v3
-""", "nodePools[1].name", "duplicate pool name"),
-    "gpu_pool_with_empty_taints": (HEAD + """\
+""",
+        "nodePools[1].name",
+        "duplicate pool name",
+    ),
+    "gpu_pool_with_empty_taints": (
+        HEAD
+        + """\
 nodePools:
   - name: a100
     accelerator: A100-80GB
     vmSize: Standard_NC24ads_A100_v4
     taints: []   #!
-""", "nodePools[0].taints", "no-taints"),
-    "unknown_priority_class": (HEAD + "nodePools:\n" + POOL_A100 + """\
+""",
+        "nodePools[0].taints",
+        "no-taints",
+    ),
+    "unknown_priority_class": (
+        HEAD
+        + "nodePools:\n"
+        + POOL_A100
+        + """\
 teams:
   - name: t
     namespaces: [t]
     priorityClass: urgent   #!
-""", "teams[0].priorityClass", "unknown priority class"),
-    "missing_cluster_name": ("""\
+""",
+        "teams[0].priorityClass",
+        "unknown priority class",
+    ),
+    "missing_cluster_name": (
+        """\
 apiVersion: gpuplane.io/v1alpha1
 kind: Platform
 cluster:
   provider: aks   #!
 nodePools:
-""" + POOL_A100, "cluster.name", "required field is missing"),
-    "mig_single_strategy_with_mixed_layout": (HEAD + """\
+"""
+        + POOL_A100,
+        "cluster.name",
+        "required field is missing",
+    ),
+    "mig_single_strategy_with_mixed_layout": (
+        HEAD
+        + """\
 nodePools:
   - name: mig
     accelerator: H100-80GB
@@ -148,16 +226,28 @@ nodePools:
       mode: mig
       strategy: single   #!
       layout: [3g.40gb, 2g.20gb, 1g.10gb]
-""", "nodePools[0].sharing.strategy", "mixed"),
-    "namespace_in_two_teams": (HEAD + "nodePools:\n" + POOL_A100 + """\
+""",
+        "nodePools[0].sharing.strategy",
+        "mixed",
+    ),
+    "namespace_in_two_teams": (
+        HEAD
+        + "nodePools:\n"
+        + POOL_A100
+        + """\
 teams:
   - name: a
     namespaces: [shared]
   - name: b
     namespaces:
       - shared   #!
-""", "teams[1].namespaces[0]", "already belongs to team 'a'"),
-    "unknown_mig_config": (HEAD + """\
+""",
+        "teams[1].namespaces[0]",
+        "already belongs to team 'a'",
+    ),
+    "unknown_mig_config": (
+        HEAD
+        + """\
 nodePools:
   - name: mig
     accelerator: A100-80GB
@@ -165,23 +255,40 @@ nodePools:
     sharing:
       mode: mig
       config: all-9g.99gb   #!
-""", "nodePools[0].sharing.config", "unknown GPU Operator MIG config"),
-    "negative_nominal_quota": (HEAD + "nodePools:\n" + POOL_A100 + """\
+""",
+        "nodePools[0].sharing.config",
+        "unknown GPU Operator MIG config",
+    ),
+    "negative_nominal_quota": (
+        HEAD
+        + "nodePools:\n"
+        + POOL_A100
+        + """\
 teams:
   - name: t
     namespaces: [t]
     quotas:
       - pool: a100
         nominal: -2   #!
-""", "teams[0].quotas[0].nominal", "greater than or equal to 0"),
-    "gpus_per_node_contradicts_vm_size": (HEAD + """\
+""",
+        "teams[0].quotas[0].nominal",
+        "greater than or equal to 0",
+    ),
+    "gpus_per_node_contradicts_vm_size": (
+        HEAD
+        + """\
 nodePools:
   - name: a100
     accelerator: A100-80GB
     vmSize: Standard_NC24ads_A100_v4
     gpusPerNode: 4   #!
-""", "nodePools[0].gpusPerNode", "has 1 GPUs per node"),
-    "unknown_mig_profile": (HEAD + """\
+""",
+        "nodePools[0].gpusPerNode",
+        "has 1 GPUs per node",
+    ),
+    "unknown_mig_profile": (
+        HEAD
+        + """\
 nodePools:
   - name: mig
     accelerator: H100-80GB
@@ -190,8 +297,13 @@ nodePools:
       mode: mig
       strategy: mixed
       layout: [3g.40gb, 5g.50gb]   #!
-""", "nodePools[0].sharing.layout", "no MIG profile '5g.50gb'"),
-    "mixed_mig_quota_without_resource": (HEAD + """\
+""",
+        "nodePools[0].sharing.layout",
+        "no MIG profile '5g.50gb'",
+    ),
+    "mixed_mig_quota_without_resource": (
+        HEAD
+        + """\
 nodePools:
   - name: mig
     accelerator: H100-80GB
@@ -203,7 +315,10 @@ teams:
     quotas:
       - pool: mig   #!
         nominal: 2
-""", "teams[0].quotas[0].resource", "offers several resources"),
+""",
+        "teams[0].quotas[0].resource",
+        "offers several resources",
+    ),
 }
 
 
@@ -242,7 +357,9 @@ GPUPLANE = Path(sys.executable).parent / "gpuplane"
 
 
 def _snapshot(directory: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()
+    }
 
 
 @pytest.mark.parametrize("name", ["mig_layout_does_not_fit", "quota_names_unknown_pool", "misspelled_field"])

@@ -24,7 +24,14 @@ def test_committed_spec_reference_is_up_to_date() -> None:
 
 def test_reference_documents_every_nested_model() -> None:
     text = generate_markdown()
-    for heading in ("### PlatformSpec", "### NodePool", "### Sharing", "### Quota", "### Preemption", "### Costs"):
+    for heading in (
+        "### PlatformSpec",
+        "### NodePool",
+        "### Sharing",
+        "### Quota",
+        "### Preemption",
+        "### Costs",
+    ):
         assert heading in text
     assert "| `borrowingLimit` |" in text
 

@@ -41,7 +41,9 @@ def test_mixed_mig_pool_offers_one_resource_per_profile() -> None:
     pool = spec.pool("a100-mig")
     assert pool is not None
     assert derived.resources_per_node(pool) == {
-        "nvidia.com/mig-1g.10gb": 2, "nvidia.com/mig-2g.20gb": 1, "nvidia.com/mig-3g.40gb": 1,
+        "nvidia.com/mig-1g.10gb": 2,
+        "nvidia.com/mig-2g.20gb": 1,
+        "nvidia.com/mig-3g.40gb": 1,
     }
 
 
@@ -115,10 +117,13 @@ nodePools:
     assert spec.cluster.kubernetes_version == "1.30"
     assert pool.spot.enabled is True and pool.sharing.mode == "exclusive"
     assert [(t.key, t.value, t.effect) for t in pool.taints] == [
-        ("nvidia.com/gpu", "present", "NoSchedule"), ("dedicated", "", "NoExecute")]
+        ("nvidia.com/gpu", "present", "NoSchedule"),
+        ("dedicated", "", "NoExecute"),
+    ]
 
 
 def test_kubernetes_version_written_as_a_yaml_number_keeps_its_minor() -> None:
-    spec, _ = parse_spec("cluster: {name: c, provider: generic, kubernetesVersion: 1.30}\n"
-                         "nodePools: [{name: cpu}]\n", "v.yaml")
+    spec, _ = parse_spec(
+        "cluster: {name: c, provider: generic, kubernetesVersion: 1.30}\nnodePools: [{name: cpu}]\n", "v.yaml"
+    )
     assert spec.cluster.kubernetes_version == "1.30"

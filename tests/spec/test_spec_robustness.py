@@ -11,8 +11,13 @@ from gpuplane.spec import parse_spec
 from mutation import EXAMPLE_DOCS, paths, replaced
 
 SCALARS = st.one_of(
-    st.none(), st.booleans(), st.integers(-5, 300), st.floats(allow_nan=False, allow_infinity=False),
-    st.sampled_from(["", "x", "A100-80GB", "mig", "7g.80gb", "3g.40gb", "nvidia.com/gpu", "time-slicing", "-1"]),
+    st.none(),
+    st.booleans(),
+    st.integers(-5, 300),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from(
+        ["", "x", "A100-80GB", "mig", "7g.80gb", "3g.40gb", "nvidia.com/gpu", "time-slicing", "-1"]
+    ),
     st.lists(st.sampled_from(["1g.10gb", "3g.40gb", "4g.40gb", "7g.80gb", "2g.20gb"]), max_size=8),
 )
 

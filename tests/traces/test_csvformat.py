@@ -28,14 +28,42 @@ from gpuplane.traces import (
 HEADER = ",".join(COLUMNS)
 
 EDGE_CASES = [
-    Workload("train-1", "team-a", "vc1", "training", 0.0,
-             (PodSet("launcher", 1, 0.0, None, 2000, 4096), PodSet("worker", 4, 8.0, None, 64000, 512000)),
-             work_gpu_seconds=32 * 7200.0, priority=100, checkpoint=Checkpoint(1800.0, 45.5, 91.0),
-             final_status="failed", end_at_fraction=0.375, user="alice"),
-    Workload("svc,with comma", "team-b", "team-b", "inference", 12.345,
-             (PodSet("server", 3, 1.0, "1g.10gb", 4000, 16384),), run_time=86400.0, priority=1000),
-    Workload("shared", "LS", "LS", "batch", 1e-3, (PodSet("pod", 1, 0.46),), work_gpu_seconds=0.1 + 0.2,
-             final_status="killed", end_at_fraction=1.0, gpu_model="V100M16|V100M32"),
+    Workload(
+        "train-1",
+        "team-a",
+        "vc1",
+        "training",
+        0.0,
+        (PodSet("launcher", 1, 0.0, None, 2000, 4096), PodSet("worker", 4, 8.0, None, 64000, 512000)),
+        work_gpu_seconds=32 * 7200.0,
+        priority=100,
+        checkpoint=Checkpoint(1800.0, 45.5, 91.0),
+        final_status="failed",
+        end_at_fraction=0.375,
+        user="alice",
+    ),
+    Workload(
+        "svc,with comma",
+        "team-b",
+        "team-b",
+        "inference",
+        12.345,
+        (PodSet("server", 3, 1.0, "1g.10gb", 4000, 16384),),
+        run_time=86400.0,
+        priority=1000,
+    ),
+    Workload(
+        "shared",
+        "LS",
+        "LS",
+        "batch",
+        1e-3,
+        (PodSet("pod", 1, 0.46),),
+        work_gpu_seconds=0.1 + 0.2,
+        final_status="killed",
+        end_at_fraction=1.0,
+        gpu_model="V100M16|V100M32",
+    ),
     Workload("cpu", "q", "q", "batch", 9e9, (PodSet("pod", 2, 0.0, None, 500, 0),), run_time=0.0),
 ]
 
@@ -68,18 +96,31 @@ _secs = st.floats(min_value=0, max_value=1e9, allow_nan=False, allow_infinity=Fa
 def _workloads(draw: st.DrawFn) -> Workload:
     mig = draw(st.sampled_from([None, "1g.10gb", "3g.40gb"]))
     gpus = float(draw(st.integers(1, 8))) if mig else draw(st.sampled_from([0.25, 0.46, 1.0, 2.0, 8.0]))
-    pods = tuple(PodSet(n, draw(st.integers(1, 64)), gpus, mig, draw(st.integers(0, 10**6)),
-                        draw(st.integers(0, 10**7)))
-                 for n in draw(st.lists(_names, min_size=1, max_size=3, unique=True)))
+    pods = tuple(
+        PodSet(
+            n, draw(st.integers(1, 64)), gpus, mig, draw(st.integers(0, 10**6)), draw(st.integers(0, 10**7))
+        )
+        for n in draw(st.lists(_names, min_size=1, max_size=3, unique=True))
+    )
     status = draw(st.sampled_from(["completed", "failed", "killed"]))
     frac = 1.0 if status == "completed" else draw(st.floats(min_value=1e-6, max_value=1.0))
     fixed = draw(st.booleans())
     cp = draw(st.none() | st.builds(Checkpoint, st.floats(1, 1e5), _secs, _secs))
     return Workload(
-        draw(_names), draw(_names), draw(_names), draw(st.sampled_from(["training", "batch", "inference"])),
-        draw(_secs), pods, None if fixed else draw(st.floats(1e-3, 1e12)), draw(_secs) if fixed else None,
-        draw(st.integers(-1000, 10**6)), cp, status, frac,  # type: ignore[arg-type]
-        draw(st.none() | st.just("A100|H100")), draw(st.none() | _names),
+        draw(_names),
+        draw(_names),
+        draw(_names),
+        draw(st.sampled_from(["training", "batch", "inference"])),
+        draw(_secs),
+        pods,
+        None if fixed else draw(st.floats(1e-3, 1e12)),
+        draw(_secs) if fixed else None,
+        draw(st.integers(-1000, 10**6)),
+        cp,
+        status,
+        frac,  # type: ignore[arg-type]
+        draw(st.none() | st.just("A100|H100")),
+        draw(st.none() | _names),
     )
 
 
@@ -94,15 +135,22 @@ def test_round_trip_holds_for_any_valid_record(workloads: list[Workload]) -> Non
 
 def test_pod_set_syntax() -> None:
     assert parse_pod_sets("worker:4x8 cpu_milli=8000 memory_mib=65536; launcher:1x0") == (
-        PodSet("worker", 4, 8.0, None, 8000, 65536), PodSet("launcher", 1, 0.0))
+        PodSet("worker", 4, 8.0, None, 8000, 65536),
+        PodSet("launcher", 1, 0.0),
+    )
     assert parse_pod_sets("svc:2x1 mig=2g.20gb") == (PodSet("svc", 2, 1.0, "2g.20gb"),)
 
 
 def test_minimal_hand_written_file_gets_defaults(write_csv: Callable[[str, str], Path]) -> None:
     path = write_csv("m.csv", "id,class,submit_s,pod_sets,work_gpu_s\njob1,training,10,worker:2x4,800\n")
     [w] = list(read_workloads(path))
-    assert (w.team, w.queue, w.priority, w.final_status, w.end_at_fraction) == ("default", "default", 0,
-                                                                                 "completed", 1.0)
+    assert (w.team, w.queue, w.priority, w.final_status, w.end_at_fraction) == (
+        "default",
+        "default",
+        0,
+        "completed",
+        1.0,
+    )
     assert w.duration == 100.0
     assert w.source_line == 2
 

@@ -97,7 +97,9 @@ def test_builtin_week_offers_about_the_planned_load() -> None:
     assert {w.team for w in week} == {"team-a", "team-b", "team-c"}
     offered = sum(w.work_gpu_seconds * w.end_at_fraction for w in week if w.work_gpu_seconds) / (7 * DAY)
     # One week of heavy-tailed jobs: within a factor of two of 0.75 x 40 GPUs.
-    assert p.builtin_load * p.builtin_capacity_gpus / 2 < offered < p.builtin_load * p.builtin_capacity_gpus * 2
+    assert (
+        p.builtin_load * p.builtin_capacity_gpus / 2 < offered < p.builtin_load * p.builtin_capacity_gpus * 2
+    )
     assert 500 < len(week) < 3000
 
 
@@ -126,7 +128,9 @@ def test_records_are_lean_enough_for_800k_in_well_under_a_gigabyte() -> None:
 
 
 def test_edited_parameters_drive_the_output() -> None:
-    raw = yaml.safe_load(resources.files("gpuplane.traces").joinpath("generator_defaults.yaml").read_text("utf-8"))
+    raw = yaml.safe_load(
+        resources.files("gpuplane.traces").joinpath("generator_defaults.yaml").read_text("utf-8")
+    )
     raw["status"] = {"failed": 0.0, "killed": 0.0}
     raw["training"]["gang_sizes"] = {12: 1.0}
     raw["class_shares"] = {"training": 1.0, "batch": 0.0}

@@ -14,12 +14,15 @@ from gpuplane.errors import InputError
 from gpuplane.traces import builtin_week, detect_format, load_workload, read_workloads, write_workloads_csv
 
 
-@pytest.mark.parametrize(("path", "fmt"), [
-    ("philly-pollux/philly.csv", "philly-pollux"),
-    ("dirlab-philly-15k/philly_data_training.csv", "dirlab"),
-    ("dirlab-helios-15k/helios_data_training.csv", "dirlab"),
-    ("alibaba-gpu-v2023-openb/openb_pod_list_cpu050.csv", "openb"),
-])
+@pytest.mark.parametrize(
+    ("path", "fmt"),
+    [
+        ("philly-pollux/philly.csv", "philly-pollux"),
+        ("dirlab-philly-15k/philly_data_training.csv", "dirlab"),
+        ("dirlab-helios-15k/helios_data_training.csv", "dirlab"),
+        ("alibaba-gpu-v2023-openb/openb_pod_list_cpu050.csv", "openb"),
+    ],
+)
 def test_format_is_detected_from_the_header(traces_dir: Path, path: str, fmt: str) -> None:
     assert read_workloads(traces_dir / path).format == fmt
 
@@ -39,7 +42,9 @@ def test_asking_for_another_format_than_the_header_is_an_error(traces_dir: Path)
     assert read_workloads(traces_dir / "philly-pollux/philly.csv", "philly").format == "philly-pollux"
 
 
-def test_empty_and_missing_files_are_input_errors(write_csv: Callable[[str, str], Path], tmp_path: Path) -> None:
+def test_empty_and_missing_files_are_input_errors(
+    write_csv: Callable[[str, str], Path], tmp_path: Path
+) -> None:
     with pytest.raises(InputError, match="empty"):
         read_workloads(write_csv("e.csv", ""))
     with pytest.raises(InputError, match="cannot read"):
@@ -61,15 +66,20 @@ def test_limit_reads_only_the_first_rows(traces_dir: Path) -> None:
 
 
 def test_load_sorts_by_submit_keeping_file_order_for_ties(write_csv: Callable[[str, str], Path]) -> None:
-    path = write_csv("s.csv", "id,class,submit_s,pod_sets,run_time_s\nc,batch,5,p:1x0,1\na,batch,1,p:1x0,1\n"
-                     "b,batch,5,p:1x0,1\n")
+    path = write_csv(
+        "s.csv",
+        "id,class,submit_s,pod_sets,run_time_s\nc,batch,5,p:1x0,1\na,batch,1,p:1x0,1\nb,batch,5,p:1x0,1\n",
+    )
     assert [w.id for w in load_workload(path)] == ["a", "c", "b"]
 
 
-def test_load_maps_teams_when_given_the_spec_teams(traces_dir: Path, write_csv: Callable[[str, str], Path]) -> None:
+def test_load_maps_teams_when_given_the_spec_teams(
+    traces_dir: Path, write_csv: Callable[[str, str], Path]
+) -> None:
     team_map = write_csv("m.yaml", "default: ops\nmap:\n  6214e9: research\n")
-    ws = load_workload(traces_dir / "philly-pollux/philly.csv", team_map=team_map, teams=["research", "ops"],
-                       limit=500)
+    ws = load_workload(
+        traces_dir / "philly-pollux/philly.csv", team_map=team_map, teams=["research", "ops"], limit=500
+    )
     assert {w.team for w in ws if w.queue == "6214e9"} == {"research"}
     assert {w.team for w in ws if w.queue != "6214e9"} == {"ops"}
     with pytest.raises(ValueError, match="teams"):
@@ -78,8 +88,10 @@ def test_load_maps_teams_when_given_the_spec_teams(traces_dir: Path, write_csv: 
 
 def test_builtin_week_csv_is_byte_identical_across_processes(tmp_path: Path) -> None:
     """Same seed, different hash salts: the exported CSV must not change by a byte."""
-    code = ("import sys; from pathlib import Path; from gpuplane.traces import builtin_week, write_workloads_csv;"
-            "write_workloads_csv(builtin_week(3), Path(sys.argv[1]))")
+    code = (
+        "import sys; from pathlib import Path; from gpuplane.traces import builtin_week, write_workloads_csv;"
+        "write_workloads_csv(builtin_week(3), Path(sys.argv[1]))"
+    )
     outputs = []
     for salt in ("1", "2"):
         out = tmp_path / f"w{salt}.csv"
@@ -95,7 +107,9 @@ def test_warnings_are_capped_with_a_count_of_the_rest(write_csv: Callable[[str, 
     from gpuplane.traces.rows import MAX_WARNINGS
 
     bad = "".join(f"j{i},batch,-1,p:1x0,5\n" for i in range(MAX_WARNINGS + 25))
-    ws = load_workload(write_csv("many.csv", "id,class,submit_s,pod_sets,run_time_s\n" + bad + "ok,batch,1,p:1x0,5\n"))
+    ws = load_workload(
+        write_csv("many.csv", "id,class,submit_s,pod_sets,run_time_s\n" + bad + "ok,batch,1,p:1x0,5\n")
+    )
     assert [w.id for w in ws] == ["ok"]
     assert len(ws.warnings) == MAX_WARNINGS + 1
     assert ws.warnings[-1].message.startswith("25 more bad rows skipped")

@@ -9,8 +9,13 @@ from gpuplane.traces import Checkpoint, PodSet, Workload, check_workload, timed_
 
 def _w(**kw: object) -> Workload:
     base: dict[str, object] = dict(
-        id="j1", team="t", queue="q", klass="training", submit=0.0,
-        pod_sets=(PodSet("worker", 2, 8.0),), work_gpu_seconds=16 * 3600.0,
+        id="j1",
+        team="t",
+        queue="q",
+        klass="training",
+        submit=0.0,
+        pod_sets=(PodSet("worker", 2, 8.0),),
+        work_gpu_seconds=16 * 3600.0,
     )
     base.update(kw)
     return Workload(**base)  # type: ignore[arg-type]
@@ -24,8 +29,12 @@ def test_duration_at_full_speed_divides_gpu_work_by_the_gang() -> None:
 
 
 def test_fixed_run_time_wins_over_gpu_count() -> None:
-    w = _w(klass="inference", pod_sets=(PodSet("server", 3, 1.0, "1g.10gb"),), work_gpu_seconds=None,
-           run_time=7200.0)
+    w = _w(
+        klass="inference",
+        pod_sets=(PodSet("server", 3, 1.0, "1g.10gb"),),
+        work_gpu_seconds=None,
+        run_time=7200.0,
+    )
     assert w.duration == 7200.0
     assert w.mig_profiles == ("1g.10gb",)
 

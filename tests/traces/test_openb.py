@@ -14,8 +14,10 @@ from gpuplane.errors import InputError
 from gpuplane.traces import load_workload
 
 OPENB = "alibaba-gpu-v2023-openb"
-HEADER = ("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
-          "deletion_time,scheduled_time\n")
+HEADER = (
+    "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
+    "deletion_time,scheduled_time\n"
+)
 GOOD = "p0,12000,16384,1,1000,,LS,Running,0,100,10\n"
 
 
@@ -36,7 +38,12 @@ def test_default_pod_list_keeps_every_pod_that_ran(traces_dir: Path) -> None:
 def test_shares_and_run_times_come_from_the_documented_example_rows(traces_dir: Path) -> None:
     ws = {w.id: w for w in load_workload(traces_dir / OPENB / "openb_pod_list_default.csv")}
     one = ws["openb-pod-0001"]  # 6000,12288,1,460,,LS,Running,427061,12902960,427061
-    assert (one.total_gpus, one.submit, one.run_time, one.klass) == (0.46, 427061.0, 12902960.0 - 427061, "inference")
+    assert (one.total_gpus, one.submit, one.run_time, one.klass) == (
+        0.46,
+        427061.0,
+        12902960.0 - 427061,
+        "inference",
+    )
     big = ws["openb-pod-0017"]  # 88000,327680,8,1000,,Burstable,Succeeded,9437497,10769854,9437497
     assert (big.total_gpus, big.pod_sets[0].cpu_milli, big.pod_sets[0].memory_mib) == (8.0, 88000, 327680)
     assert big.klass == "training" and big.duration == 10769854 - 9437497
@@ -47,8 +54,15 @@ def test_gpuspec_variant_carries_the_model_constraint_unchanged(traces_dir: Path
     constrained = [w for w in ws if w.gpu_model]
     assert constrained
     assert "V100M16|V100M32|V100M32" in {w.gpu_model for w in constrained}  # kept as written
-    assert {m for w in constrained for m in w.allowed_gpu_models} <= {"A10", "G2", "G3", "P100", "T4",
-                                                                      "V100M16", "V100M32"}
+    assert {m for w in constrained for m in w.allowed_gpu_models} <= {
+        "A10",
+        "G2",
+        "G3",
+        "P100",
+        "T4",
+        "V100M16",
+        "V100M32",
+    }
 
 
 def test_multigpu_variant_without_times_is_refused(traces_dir: Path) -> None:
@@ -100,7 +114,9 @@ def test_every_timed_variant_accounts_for_every_pod(traces_dir: Path) -> None:
         if not facts["has_time_columns"]:
             continue
         ws = load_workload(traces_dir / OPENB / name)
-        pending = sum(int(m.group(1)) for p in ws.warnings if (m := re.match(r"(\d+) pods never ran", p.message)))
+        pending = sum(
+            int(m.group(1)) for p in ws.warnings if (m := re.match(r"(\d+) pods never ran", p.message))
+        )
         assert len(ws.warnings) == 1, name
         assert len(ws) + pending == facts["pods"], name
         checked += 1

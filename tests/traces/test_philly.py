@@ -62,12 +62,23 @@ def test_split_gang_keeps_totals_and_groups_identical_pods() -> None:
     assert [pods_for(g) for g in (1, 8, 9, 16, 24, 128)] == [1, 1, 2, 2, 3, 16]
 
 
-@pytest.mark.parametrize(("name", "counts", "users", "span"), [
-    ("dirlab-philly-15k/philly_data_training.csv", {"completed": 8_538, "failed": 4_509, "killed": 1_953},
-     136, 4_977_039.0),
-    ("dirlab-helios-15k/helios_data_training.csv", {"completed": 9_316, "killed": 3_452, "failed": 2_232},
-     106, 1_744_281.0),
-])
+@pytest.mark.parametrize(
+    ("name", "counts", "users", "span"),
+    [
+        (
+            "dirlab-philly-15k/philly_data_training.csv",
+            {"completed": 8_538, "failed": 4_509, "killed": 1_953},
+            136,
+            4_977_039.0,
+        ),
+        (
+            "dirlab-helios-15k/helios_data_training.csv",
+            {"completed": 9_316, "killed": 3_452, "failed": 2_232},
+            106,
+            1_744_281.0,
+        ),
+    ],
+)
 def test_dirlab_status_users_and_span_match_the_readme(
     traces_dir: Path, name: str, counts: dict[str, int], users: int, span: float
 ) -> None:
@@ -123,7 +134,9 @@ def test_pollux_bad_row_warns_or_fails_with_line_and_column(
 def test_pollux_submit_is_relative_to_the_earliest_row_even_when_unsorted(
     write_csv: Callable[[str, str], Path],
 ) -> None:
-    path = write_csv("p.csv", POLLUX_HEADER + "2017-10-01 01:00:00,5.0,1,5.0,b\n2017-10-01 00:00:00,5.0,2,10.0,a\n")
+    path = write_csv(
+        "p.csv", POLLUX_HEADER + "2017-10-01 01:00:00,5.0,1,5.0,b\n2017-10-01 00:00:00,5.0,2,10.0,a\n"
+    )
     assert [(w.queue, w.submit) for w in read_workloads(path)] == [("b", 3600.0), ("a", 0.0)]
 
 

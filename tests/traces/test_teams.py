@@ -13,7 +13,9 @@ from gpuplane.traces import PodSet, Workload, default_team, map_teams, parse_tea
 
 
 def _w(queue: str, user: str | None = None) -> Workload:
-    return Workload(f"{queue}-{user}", queue, queue, "batch", 0.0, (PodSet("p", 1, 0.0),), run_time=1.0, user=user)
+    return Workload(
+        f"{queue}-{user}", queue, queue, "batch", 0.0, (PodSet("p", 1, 0.0),), run_time=1.0, user=user
+    )
 
 
 def test_queue_then_user_then_default() -> None:
@@ -36,13 +38,16 @@ def test_unknown_team_is_reported_at_its_line_and_column() -> None:
     assert (problem.file, problem.line, problem.column, problem.path) == ("m.yaml", 4, 8, "map.vc2")
 
 
-@pytest.mark.parametrize(("text", "line"), [
-    ("colour: red\n", 1),
-    ("map:\n  vc1: a\n  vc1: b\n", 3),
-    ("map:\n  vc1: [a, b]\n", 2),
-    ("map: {vc1: a\n", 2),
-    ("- a\n", 1),
-])
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("colour: red\n", 1),
+        ("map:\n  vc1: a\n  vc1: b\n", 3),
+        ("map:\n  vc1: [a, b]\n", 2),
+        ("map: {vc1: a\n", 2),
+        ("- a\n", 1),
+    ],
+)
 def test_malformed_team_map_is_a_located_error(text: str, line: int) -> None:
     with pytest.raises(InputError) as info:
         parse_team_map(text, "m.yaml")
@@ -59,8 +64,16 @@ def test_default_team_is_stable_and_ignores_team_order() -> None:
 
 def test_default_team_does_not_depend_on_the_hash_salt() -> None:
     code = "from gpuplane.traces import default_team; print([default_team(f'q{i}', ['x','y','z']) for i in range(50)])"
-    runs = {subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True,
-                           env={"PYTHONHASHSEED": salt}).stdout for salt in ("0", "1", "2")}
+    runs = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            check=True,
+            capture_output=True,
+            text=True,
+            env={"PYTHONHASHSEED": salt},
+        ).stdout
+        for salt in ("0", "1", "2")
+    }
     assert len(runs) == 1
 
 

@@ -15,5 +15,13 @@ from gpuplane.account.engine import resolve_window
 from gpuplane.account.engine import run as run_account
 from gpuplane.account.prom import PromClient, PromError
 
-__all__ = ["AccountResult", "PodUsage", "PoolUsage", "PromClient", "PromError", "Window", "resolve_window",
-           "run_account"]
+__all__ = [
+    "AccountResult",
+    "PodUsage",
+    "PoolUsage",
+    "PromClient",
+    "PromError",
+    "Window",
+    "resolve_window",
+    "run_account",
+]

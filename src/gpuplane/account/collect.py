@@ -24,14 +24,22 @@ def ksm_resource(name: str) -> str:
 
 GPU_RESOURCES = 'resource=~"nvidia_com_gpu.*|nvidia_com_mig_.*"'
 RUNNING = '(max by (namespace, pod) (kube_pod_status_phase{phase="Running"}) == 1)'
-REQUESTS = (f"sum by (namespace, pod, node, resource) "
-            f"(kube_pod_container_resource_requests{{{GPU_RESOURCES}, node!=\"\"}})")
+REQUESTS = (
+    f"sum by (namespace, pod, node, resource) "
+    f'(kube_pod_container_resource_requests{{{GPU_RESOURCES}, node!=""}})'
+)
 ALLOCATED = f"{REQUESTS} * on (namespace, pod) group_left () {RUNNING}"
 PROFILING = "DCGM_FI_PROF_GR_ENGINE_ACTIVE"
 UTILIZATION = "DCGM_FI_DEV_GPU_UTIL"
-NODE_LABELS = ("node", "label_gpuplane_io_pool", "label_gpuplane_io_accelerator", "label_agentpool",
-               "label_kubernetes_azure_com_agentpool", "label_cloud_google_com_gke_nodepool",
-               "label_eks_amazonaws_com_nodegroup")
+NODE_LABELS = (
+    "node",
+    "label_gpuplane_io_pool",
+    "label_gpuplane_io_accelerator",
+    "label_agentpool",
+    "label_kubernetes_azure_com_agentpool",
+    "label_cloud_google_com_gke_nodepool",
+    "label_eks_amazonaws_com_nodegroup",
+)
 HOST = "Hostname, hostname"
 
 
@@ -41,7 +49,7 @@ def activity(metric: str) -> str:
     Summing per pod before joining with the phase keeps the join to one series per pod (four
     times faster than joining every GPU's series on a 1,000-GPU cluster).
     """
-    scaled = f"{metric}{{pod!=\"\"}}" + (" / 100" if metric == UTILIZATION else "")
+    scaled = f'{metric}{{pod!=""}}' + (" / 100" if metric == UTILIZATION else "")
     return f"sum by (namespace, pod, GPU_I_PROFILE) ({scaled}) * on (namespace, pod) group_left () {RUNNING}"
 
 
@@ -98,8 +106,13 @@ def integrate(client: PromClient, w: Window, inner: str, by: tuple[str, ...]) ->
     return out
 
 
-def per_chunk(client: PromClient, w: Window, make: Callable[[str], str], by: tuple[str, ...],
-              combine: Callable[[float, float], float]) -> dict[Key, float]:
+def per_chunk(
+    client: PromClient,
+    w: Window,
+    make: Callable[[str], str],
+    by: tuple[str, ...],
+    combine: Callable[[float, float], float],
+) -> dict[Key, float]:
     """Run `make(range)` once per chunk and fold the values per group with `combine`."""
     out: dict[Key, float] = {}
     for at, span in w.chunks():
@@ -129,8 +142,10 @@ def allocatable(r: str) -> str:
 
 
 def outcomes(r: str) -> str:
-    return ('max by (namespace, pod, phase) (max_over_time(kube_pod_status_phase{phase=~"Succeeded|Failed"}'
-            f"[{r}])) == 1")
+    return (
+        'max by (namespace, pod, phase) (max_over_time(kube_pod_status_phase{phase=~"Succeeded|Failed"}'
+        f"[{r}])) == 1"
+    )
 
 
 def first_running(r: str, step: int) -> str:
@@ -155,8 +170,10 @@ def pod_labels(r: str) -> str:
 
 
 def pod_images(r: str) -> str:
-    return (f"max by (namespace, pod, image) (max_over_time(kube_pod_container_info[{r}])) "
-            f"and on (namespace, pod) {_gpu_pods(r)}")
+    return (
+        f"max by (namespace, pod, image) (max_over_time(kube_pod_container_info[{r}])) "
+        f"and on (namespace, pod) {_gpu_pods(r)}"
+    )
 
 
 def xid_gpus(r: str) -> str:
@@ -178,5 +195,7 @@ KUEUE_USAGE = "sum by (cluster_queue, resource) (kueue_cluster_queue_resource_us
 
 
 def kueue_wait(r: str) -> str:
-    return (f"sum by (cluster_queue) (increase(kueue_admission_wait_time_seconds_sum[{r}])) / "
-            f"sum by (cluster_queue) (increase(kueue_admission_wait_time_seconds_count[{r}]))")
+    return (
+        f"sum by (cluster_queue) (increase(kueue_admission_wait_time_seconds_sum[{r}])) / "
+        f"sum by (cluster_queue) (increase(kueue_admission_wait_time_seconds_count[{r}]))"
+    )

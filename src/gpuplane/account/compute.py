@@ -22,8 +22,13 @@ from gpuplane.spec import NodePool, PlatformSpec
 UNASSIGNED = "unassigned"
 UNKNOWN = "unknown"
 #: Node labels that name a node's pool, in the order they are trusted.
-POOL_LABELS = ("label_gpuplane_io_pool", "label_kubernetes_azure_com_agentpool", "label_agentpool",
-               "label_cloud_google_com_gke_nodepool", "label_eks_amazonaws_com_nodegroup")
+POOL_LABELS = (
+    "label_gpuplane_io_pool",
+    "label_kubernetes_azure_com_agentpool",
+    "label_agentpool",
+    "label_cloud_google_com_gke_nodepool",
+    "label_eks_amazonaws_com_nodegroup",
+)
 
 
 @dataclass
@@ -145,7 +150,9 @@ class Resolver:
 
     def _acc(self, pool: str) -> Accelerator | None:
         spec_pool = self.pools.get(pool)
-        return self.catalog.accelerator(spec_pool.accelerator) if spec_pool and spec_pool.accelerator else None
+        return (
+            self.catalog.accelerator(spec_pool.accelerator) if spec_pool and spec_pool.accelerator else None
+        )
 
     def profile_fraction(self, pool: str, profile: str) -> float:
         """Share of a physical GPU that one MIG instance of `profile` is (compute slices)."""
@@ -188,7 +195,9 @@ class Resolver:
         return price.gpu_hourly, price.spot
 
 
-def _node_pools(raw: RawData, res: Resolver) -> tuple[dict[str, str], dict[str, float], dict[str, dict[str, str]]]:
+def _node_pools(
+    raw: RawData, res: Resolver
+) -> tuple[dict[str, str], dict[str, float], dict[str, dict[str, str]]]:
     """node -> pool, node -> hours present, node -> its labels."""
     pool_of: dict[str, str] = {}
     hours: dict[str, float] = defaultdict(float)
@@ -214,8 +223,14 @@ def _pod_usage(raw: RawData, res: Resolver, pool_of: dict[str, str]) -> list[Pod
     return out
 
 
-def _one_pod(raw: RawData, res: Resolver, pool_of: dict[str, str], key: PodKey,
-             rows: list[tuple[str, str, float]], activity: list[tuple[str, float]]) -> PodUsage:
+def _one_pod(
+    raw: RawData,
+    res: Resolver,
+    pool_of: dict[str, str],
+    key: PodKey,
+    rows: list[tuple[str, str, float]],
+    activity: list[tuple[str, float]],
+) -> PodUsage:
     ns, pod = key
     node, resource = rows[0][0], rows[0][1]
     pool = pool_of.get(node, UNKNOWN)
@@ -229,14 +244,27 @@ def _one_pod(raw: RawData, res: Resolver, pool_of: dict[str, str], key: PodKey,
     labels = raw.pod_labels.get(key, {})
     gpu_hourly, _spot = res.gpu_hourly(pool)
     return PodUsage(
-        namespace=ns, pod=pod, team=res.team_of(ns, labels), pool=pool,
-        accelerator=res.accelerator(pool), node=node, resource=resource,
-        units=sum(unit_h for _, _, unit_h in rows) / run_h, gpus=allocated / run_h,
-        allocated_h=allocated, useful_h=0.0 if failed else active,
-        idle_h=0.0 if failed else allocated - active, failed_h=allocated if failed else 0.0,
-        activity=active / allocated if allocated else 0.0, outcome=outcome, gpu_hourly=gpu_hourly,
-        created=raw.created.get(key), start=raw.first_running.get(key), end=raw.last_running.get(key),
-        queue=labels.get("label_kueue_x_k8s_io_queue_name", ""), job=labels.get("label_job_name", ""),
+        namespace=ns,
+        pod=pod,
+        team=res.team_of(ns, labels),
+        pool=pool,
+        accelerator=res.accelerator(pool),
+        node=node,
+        resource=resource,
+        units=sum(unit_h for _, _, unit_h in rows) / run_h,
+        gpus=allocated / run_h,
+        allocated_h=allocated,
+        useful_h=0.0 if failed else active,
+        idle_h=0.0 if failed else allocated - active,
+        failed_h=allocated if failed else 0.0,
+        activity=active / allocated if allocated else 0.0,
+        outcome=outcome,
+        gpu_hourly=gpu_hourly,
+        created=raw.created.get(key),
+        start=raw.first_running.get(key),
+        end=raw.last_running.get(key),
+        queue=labels.get("label_kueue_x_k8s_io_queue_name", ""),
+        job=labels.get("label_job_name", ""),
         image=raw.images.get(key, ""),
     )
 
@@ -248,8 +276,12 @@ def _running_hours(raw: RawData, key: PodKey, fallback: float) -> float:
     return (end - start) / 3600
 
 
-def _pools(raw: RawData, res: Resolver, pods: list[PodUsage], node_info: tuple[
-        dict[str, str], dict[str, float], dict[str, dict[str, str]]]) -> list[PoolUsage]:
+def _pools(
+    raw: RawData,
+    res: Resolver,
+    pods: list[PodUsage],
+    node_info: tuple[dict[str, str], dict[str, float], dict[str, dict[str, str]]],
+) -> list[PoolUsage]:
     pool_of, node_hours, labels_of = node_info
     names = sorted(set(res.pools) | set(pool_of.values()) | {p.pool for p in pods})
     at_end = raw.nodes_at_end
@@ -271,8 +303,9 @@ def _pools(raw: RawData, res: Resolver, pods: list[PodUsage], node_info: tuple[
         hours = GpuHours()
         for pod in mine:
             hours = hours + pod.hours
-        usage.hours = GpuHours(hours.useful, hours.idle, hours.failed, 0.0,
-                               max(usage.provisioned_h - hours.allocated, 0.0))
+        usage.hours = GpuHours(
+            hours.useful, hours.idle, hours.failed, 0.0, max(usage.provisioned_h - hours.allocated, 0.0)
+        )
         out.append(usage)
     return out
 
@@ -290,9 +323,11 @@ def _pool_notes(res: Resolver, pools: list[PoolUsage], raw: RawData) -> list[str
     notes: list[str] = []
     matched = [p for p in pools if p.pool in res.pools and p.nodes_seen]
     if raw.nodes and not matched:
-        notes.append("No node in Prometheus matches a pool of the spec (node label gpuplane.io/pool or the "
-                     "cloud's node-pool label; kube-state-metrics must export it with "
-                     "--metric-labels-allowlist=nodes=[gpuplane.io/pool,...]): prices are unknown (0).")
+        notes.append(
+            "No node in Prometheus matches a pool of the spec (node label gpuplane.io/pool or the "
+            "cloud's node-pool label; kube-state-metrics must export it with "
+            "--metric-labels-allowlist=nodes=[gpuplane.io/pool,...]): prices are unknown (0)."
+        )
     for p in pools:
         if p.pool in res.pools and not p.nodes_seen and raw.nodes and matched:
             notes.append(f"Pool {p.pool} had no node in the window (scaled to zero or not labelled).")
@@ -311,14 +346,29 @@ def account(raw: RawData, spec: PlatformSpec) -> AccountResult:
     overheads = Overheads.from_spec(spec).for_window(w.hours)
     notes = list(raw.notes) + _pool_notes(res, pools, raw)
     if raw.window and not raw.allocated:
-        notes.append("No GPU pod was running in the window (no kube_pod_container_resource_requests for "
-                     "nvidia.com resources with phase Running).")
+        notes.append(
+            "No GPU pod was running in the window (no kube_pod_container_resource_requests for "
+            "nvidia.com resources with phase Running)."
+        )
     if spec.costs.storage_per_gib_month or spec.costs.network_per_gib:
-        notes.append("Storage and network volumes are not in Prometheus' GPU series: those costs are left at 0.")
+        notes.append(
+            "Storage and network volumes are not in Prometheus' GPU series: those costs are left at 0."
+        )
     return AccountResult(
-        cluster=spec.cluster.name, currency=spec.costs.currency, start=w.start, end=w.end, step=w.step,
-        activity_source=raw.activity_source, pods=pods, pools=pools, overheads=overheads, notes=notes,
-        kueue_pending=raw.kueue_pending, kueue_wait_s=raw.kueue_wait_s, node_pool=node_info[0], raw=raw,
+        cluster=spec.cluster.name,
+        currency=spec.costs.currency,
+        start=w.start,
+        end=w.end,
+        step=w.step,
+        activity_source=raw.activity_source,
+        pods=pods,
+        pools=pools,
+        overheads=overheads,
+        notes=notes,
+        kueue_pending=raw.kueue_pending,
+        kueue_wait_s=raw.kueue_wait_s,
+        node_pool=node_info[0],
+        raw=raw,
     )
 
 

@@ -43,8 +43,9 @@ def parse_time(text: str, option: str) -> float:
     return parsed.timestamp()
 
 
-def resolve_window(since: str | None, start: str | None, end: str | None, step: str | None,
-                   now: float | None = None) -> Window:
+def resolve_window(
+    since: str | None, start: str | None, end: str | None, step: str | None, now: float | None = None
+) -> Window:
     """The window from `--since` or `--start/--end` (default: the last 7 days) and its step."""
     stop = parse_time(end, "--end") if end else (time.time() if now is None else now)
     if start and since:
@@ -56,7 +57,9 @@ def resolve_window(since: str | None, start: str | None, end: str | None, step: 
     return Window.make(begin, stop, resolution)
 
 
-def run(url: str, spec: PlatformSpec, window: Window, *, charts: bool = True, timeout_s: float = 120.0) -> AccountResult:
+def run(
+    url: str, spec: PlatformSpec, window: Window, *, charts: bool = True, timeout_s: float = 120.0
+) -> AccountResult:
     """Query Prometheus at `url` over `window` and account GPU time and cost with the spec's prices.
 
     A bearer token, when needed, is read from the environment variable GPUPLANE_PROMETHEUS_TOKEN so

@@ -35,7 +35,9 @@ def _klass(pod: PodUsage, spec: PlatformSpec) -> WorkloadClass:
 def _pod_set(pod: PodUsage) -> PodSet:
     if pod.resource.startswith("nvidia_com_mig_"):
         profile = pod.resource.removeprefix("nvidia_com_mig_")
-        profile = re.sub(r"^(\d+g)_(\d+gb)(_me)?$", lambda m: f"{m[1]}.{m[2]}" + ("+me" if m[3] else ""), profile)
+        profile = re.sub(
+            r"^(\d+g)_(\d+gb)(_me)?$", lambda m: f"{m[1]}.{m[2]}" + ("+me" if m[3] else ""), profile
+        )
         return PodSet("main", 1, max(round(pod.units), 1), mig_profile=profile)
     return PodSet("main", 1, round(pod.gpus, 6) or 1.0)
 
@@ -53,16 +55,21 @@ def to_workloads(result: AccountResult, spec: PlatformSpec) -> list[Workload]:
         pod_set = _pod_set(pod)
         by_run = klass == "inference" or pod.outcome in ("Running", "Unknown") or pod_set.gpus <= 0
         submitted = pod.created if pod.created is not None else pod.start
-        out.append(Workload(
-            id=_DNS.sub("-", f"{pod.namespace}-{pod.pod}".lower()).strip("-"),
-            team=pod.team, queue=pod.queue or pod.team, klass=klass,
-            submit=max(submitted - result.start, 0.0), pod_sets=(pod_set,),
-            work_gpu_seconds=None if by_run else run_s * pod_set.gpus,
-            run_time=run_s if by_run else None,
-            priority=team_priority.get(pod.team, 0),
-            final_status="failed" if pod.outcome == "Failed" else "completed",
-            gpu_model=pod.accelerator if pod.accelerator != "unknown" else None,
-        ))
+        out.append(
+            Workload(
+                id=_DNS.sub("-", f"{pod.namespace}-{pod.pod}".lower()).strip("-"),
+                team=pod.team,
+                queue=pod.queue or pod.team,
+                klass=klass,
+                submit=max(submitted - result.start, 0.0),
+                pod_sets=(pod_set,),
+                work_gpu_seconds=None if by_run else run_s * pod_set.gpus,
+                run_time=run_s if by_run else None,
+                priority=team_priority.get(pod.team, 0),
+                final_status="failed" if pod.outcome == "Failed" else "completed",
+                gpu_model=pod.accelerator if pod.accelerator != "unknown" else None,
+            )
+        )
     return out
 
 

@@ -40,13 +40,17 @@ class Bounds:
         self.accelerators = {p.accelerator for p in spec.node_pools if p.accelerator}
 
     def group(self, team: str, namespace: str, pool: str, accelerator: str) -> tuple[str, ...]:
-        return (team if team in self.teams else UNASSIGNED,
-                namespace if namespace in self.namespaces else OTHER,
-                pool if pool in self.pools else UNKNOWN,
-                accelerator if accelerator in self.accelerators else UNKNOWN)
+        return (
+            team if team in self.teams else UNASSIGNED,
+            namespace if namespace in self.namespaces else OTHER,
+            pool if pool in self.pools else UNKNOWN,
+            accelerator if accelerator in self.accelerators else UNKNOWN,
+        )
 
 
-def _gauge(name: str, doc: str, labels: tuple[str, ...], values: dict[tuple[str, ...], float]) -> GaugeMetricFamily:
+def _gauge(
+    name: str, doc: str, labels: tuple[str, ...], values: dict[tuple[str, ...], float]
+) -> GaugeMetricFamily:
     family = GaugeMetricFamily(name, doc, labels=list(labels))
     for key in sorted(values):
         family.add_metric(list(key), values[key])
@@ -64,10 +68,18 @@ def financial_families(result: AccountResult, spec: PlatformSpec) -> Iterator[Ga
     sums: dict[str, dict[tuple[str, ...], float]] = defaultdict(lambda: defaultdict(float))
     for pod in result.pods:
         key = bounds.group(pod.team, pod.namespace, pod.pool, pod.accelerator)
-        for name, value in (("allocated", pod.allocated_h), ("useful", pod.useful_h), ("idle", pod.idle_h),
-                            ("failed", pod.failed_h)):
+        for name, value in (
+            ("allocated", pod.allocated_h),
+            ("useful", pod.useful_h),
+            ("idle", pod.idle_h),
+            ("failed", pod.failed_h),
+        ):
             sums[name][key] += value
-        for component, hours in (("useful", pod.useful_h), ("idle_allocated", pod.idle_h), ("failed", pod.failed_h)):
+        for component, hours in (
+            ("useful", pod.useful_h),
+            ("idle_allocated", pod.idle_h),
+            ("failed", pod.failed_h),
+        ):
             sums["cost"][(*key, component, cur)] += hours * pod.gpu_hourly
     provisioned: dict[tuple[str, ...], float] = defaultdict(float)
     unallocated: dict[tuple[str, ...], float] = defaultdict(float)
@@ -76,15 +88,23 @@ def financial_families(result: AccountResult, spec: PlatformSpec) -> Iterator[Ga
         provisioned[key] += pool.provisioned_h
         unallocated[key] += pool.unallocated_h
         sums["cost"][(UNASSIGNED, OTHER, *key, "unallocated", cur)] += pool.unallocated_h * pool.gpu_hourly
-    yield _gauge("gpuplane_provisioned_gpu_hours", "GPU-hours of GPU nodes over the window.", POOL, provisioned)
-    yield _gauge("gpuplane_unallocated_gpu_hours", "Provisioned GPU-hours no pod requested.", POOL, unallocated)
-    for name, doc in (("allocated", "GPU-hours requested by running pods."),
-                      ("useful", "Allocated GPU-hours weighted by engine activity."),
-                      ("idle", "Allocated GPU-hours the GPUs were not active."),
-                      ("failed", "Allocated GPU-hours of pods that failed.")):
+    yield _gauge(
+        "gpuplane_provisioned_gpu_hours", "GPU-hours of GPU nodes over the window.", POOL, provisioned
+    )
+    yield _gauge(
+        "gpuplane_unallocated_gpu_hours", "Provisioned GPU-hours no pod requested.", POOL, unallocated
+    )
+    for name, doc in (
+        ("allocated", "GPU-hours requested by running pods."),
+        ("useful", "Allocated GPU-hours weighted by engine activity."),
+        ("idle", "Allocated GPU-hours the GPUs were not active."),
+        ("failed", "Allocated GPU-hours of pods that failed."),
+    ):
         metric = "gpuplane_idle_allocated_gpu_hours" if name == "idle" else f"gpuplane_{name}_gpu_hours"
         yield _gauge(metric, doc, GROUP, sums[name])
-    yield _gauge("gpuplane_cost", "Cost over the window by component.", (*GROUP, "component", "currency"), sums["cost"])
+    yield _gauge(
+        "gpuplane_cost", "Cost over the window by component.", (*GROUP, "component", "currency"), sums["cost"]
+    )
     yield from _unit_cost_families(result, bounds)
 
 
@@ -101,9 +121,15 @@ def _unit_cost_families(result: AccountResult, bounds: Bounds) -> Iterator[Gauge
         unit = cost.per_accepted_unit(row.accepted)
         if unit is not None:
             per_unit[label] = unit
-    yield _gauge("gpuplane_effective_cost_per_useful_gpu_hour", "Team cost with shared idle and overheads per "
-                 "useful GPU-hour.", ("team", "currency"), per_useful)
-    yield _gauge("gpuplane_cost_per_accepted_unit", "Effective cost per succeeded job.", ("team", "currency"), per_unit)
+    yield _gauge(
+        "gpuplane_effective_cost_per_useful_gpu_hour",
+        "Team cost with shared idle and overheads per useful GPU-hour.",
+        ("team", "currency"),
+        per_useful,
+    )
+    yield _gauge(
+        "gpuplane_cost_per_accepted_unit", "Effective cost per succeeded job.", ("team", "currency"), per_unit
+    )
 
 
 def workload_families(result: AccountResult, spec: PlatformSpec) -> Iterator[GaugeMetricFamily]:
@@ -128,11 +154,19 @@ def workload_families(result: AccountResult, spec: PlatformSpec) -> Iterator[Gau
         outcome = {"Succeeded": "succeeded", "Failed": "failed"}.get(pod.outcome, "running")
         jobs[(key[0], key[1], outcome)] += 1
     ratio = {k: useful[k] / v for k, v in alloc.items() if v > 0}
-    pending: dict[tuple[str, ...], float] = {(q if q in bounds.teams else UNASSIGNED,): v for q, v in result.kueue_pending.items()}
-    yield _gauge("gpuplane_gpus_allocated", "GPUs requested by running pods at the last sample.", GROUP, now_gpus)
+    pending: dict[tuple[str, ...], float] = {
+        (q if q in bounds.teams else UNASSIGNED,): v for q, v in result.kueue_pending.items()
+    }
+    yield _gauge(
+        "gpuplane_gpus_allocated", "GPUs requested by running pods at the last sample.", GROUP, now_gpus
+    )
     yield _gauge("gpuplane_engine_active_ratio", "Mean engine activity of allocated GPUs.", GROUP, ratio)
-    yield _gauge("gpuplane_jobs", "GPU pods seen in the window by outcome.", ("team", "namespace", "outcome"), jobs)
-    yield _gauge("gpuplane_pending_workloads", "Kueue pending workloads at the last sample.", ("team",), pending)
+    yield _gauge(
+        "gpuplane_jobs", "GPU pods seen in the window by outcome.", ("team", "namespace", "outcome"), jobs
+    )
+    yield _gauge(
+        "gpuplane_pending_workloads", "Kueue pending workloads at the last sample.", ("team",), pending
+    )
 
 
 def platform_families(result: AccountResult, spec: PlatformSpec) -> Iterator[GaugeMetricFamily]:
@@ -153,23 +187,32 @@ def platform_families(result: AccountResult, spec: PlatformSpec) -> Iterator[Gau
         key = bounds.group("", "", pool.pool, pool.accelerator)[2:]
         nodes[key] += 1
         gpus[key] += pool.gpus_per_node
-    xid: dict[tuple[str, ...], float] = {bounds.group("", "", p.pool, p.accelerator)[2:]: float(p.xid_gpus) for p in result.pools}
-    temp: dict[tuple[str, ...], float] = {bounds.group("", "", p.pool, p.accelerator)[2:]: p.max_temp_c for p in result.pools
-            if p.max_temp_c is not None}
-    power: dict[tuple[str, ...], float] = {bounds.group("", "", p.pool, p.accelerator)[2:]: p.energy_kwh * 1000 / result.hours
-             for p in result.pools if result.hours > 0}
+    xid: dict[tuple[str, ...], float] = {
+        bounds.group("", "", p.pool, p.accelerator)[2:]: float(p.xid_gpus) for p in result.pools
+    }
+    temp: dict[tuple[str, ...], float] = {
+        bounds.group("", "", p.pool, p.accelerator)[2:]: p.max_temp_c
+        for p in result.pools
+        if p.max_temp_c is not None
+    }
+    power: dict[tuple[str, ...], float] = {
+        bounds.group("", "", p.pool, p.accelerator)[2:]: p.energy_kwh * 1000 / result.hours
+        for p in result.pools
+        if result.hours > 0
+    }
     yield _gauge("gpuplane_nodes", "GPU nodes at the last sample.", POOL, nodes)
     yield _gauge("gpuplane_gpus_provisioned", "Physical GPUs at the last sample.", POOL, gpus)
     yield _gauge("gpuplane_xid_errors", "GPUs that reported an XID error in the window.", POOL, xid)
-    yield _gauge("gpuplane_gpu_temperature_celsius_max", "Hottest GPU temperature in the window.", POOL,
-                 temp)
+    yield _gauge("gpuplane_gpu_temperature_celsius_max", "Hottest GPU temperature in the window.", POOL, temp)
     yield _gauge("gpuplane_gpu_power_watts", "Mean total GPU power draw of the pool.", POOL, power)
 
 
 class Exporter(Collector):
     """Holds the last snapshot and renders it as metric families."""
 
-    def __init__(self, url: str, spec: PlatformSpec, *, window_s: float = 3600.0, step_s: float = 30.0) -> None:
+    def __init__(
+        self, url: str, spec: PlatformSpec, *, window_s: float = 3600.0, step_s: float = 30.0
+    ) -> None:
         self.url = url
         self.url_shown = redact_url(url)
         self.spec = spec
@@ -189,7 +232,9 @@ class Exporter(Collector):
         end = time.time() if now is None else now
         window = Window.make(end - self.window_s, end, self.step_s)
         try:
-            result = engine.run(self.url, self.spec, window, charts=True, timeout_s=max(self.window_s / 60, 30.0))
+            result = engine.run(
+                self.url, self.spec, window, charts=True, timeout_s=max(self.window_s / 60, 30.0)
+            )
         except InputError as exc:
             with self.lock:
                 self.last_error = str(exc)
@@ -212,14 +257,28 @@ class Exporter(Collector):
             yield from financial_families(result, self.spec)
             yield from workload_families(result, self.spec)
             yield from platform_families(result, self.spec)
-        yield _gauge("gpuplane_exporter_up", "1 when the last refresh succeeded.", (), {(): 1.0 if ok else 0.0})
-        yield _gauge("gpuplane_exporter_last_success_timestamp_seconds", "Time of the last successful refresh.",
-                     (), {(): health[0]})
-        yield _gauge("gpuplane_exporter_refresh_duration_seconds", "Duration of the last refresh.", (), {(): health[1]})
-        yield _gauge("gpuplane_exporter_window_seconds", "Trailing window of the figures.", (), {(): self.window_s})
+        yield _gauge(
+            "gpuplane_exporter_up", "1 when the last refresh succeeded.", (), {(): 1.0 if ok else 0.0}
+        )
+        yield _gauge(
+            "gpuplane_exporter_last_success_timestamp_seconds",
+            "Time of the last successful refresh.",
+            (),
+            {(): health[0]},
+        )
+        yield _gauge(
+            "gpuplane_exporter_refresh_duration_seconds", "Duration of the last refresh.", (), {(): health[1]}
+        )
+        yield _gauge(
+            "gpuplane_exporter_window_seconds", "Trailing window of the figures.", (), {(): self.window_s}
+        )
         source = result.activity_source if result is not None else ""
-        yield _gauge("gpuplane_utilization_source", "Activity metric in use.", ("source",),
-                     {(source,): 1.0} if source else {})
+        yield _gauge(
+            "gpuplane_utilization_source",
+            "Activity metric in use.",
+            ("source",),
+            {(source,): 1.0} if source else {},
+        )
 
     def exposition(self) -> str:
         return generate_latest(self.registry).decode("utf-8")

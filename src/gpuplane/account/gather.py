@@ -22,7 +22,9 @@ class RawData:
     """Query answers, keyed by label values, for one window."""
 
     window: q.Window
-    allocated: dict[tuple[str, ...], float] = field(default_factory=dict)  # (ns, pod, node, resource) -> unit-hours
+    allocated: dict[tuple[str, ...], float] = field(
+        default_factory=dict
+    )  # (ns, pod, node, resource) -> unit-hours
     activity: dict[tuple[str, ...], float] = field(default_factory=dict)  # (ns, pod, profile) -> active-hours
     activity_source: str = ""
     fallback_pods: set[PodKey] = field(default_factory=set)
@@ -70,7 +72,9 @@ def _pods(client: PromClient, w: q.Window, raw: RawData) -> None:
         raw.activity_source = q.UTILIZATION
     _activity_notes(raw)
     step = int(w.step)
-    raw.first_running = _pod_values(q.per_chunk(client, w, lambda r: q.first_running(r, step), ("namespace", "pod"), min))
+    raw.first_running = _pod_values(
+        q.per_chunk(client, w, lambda r: q.first_running(r, step), ("namespace", "pod"), min)
+    )
     last = q.per_chunk(client, w, lambda r: q.last_running(r, step), ("namespace", "pod"), max)
     raw.last_running = {k: v + w.step for k, v in _pod_values(last).items()}
     raw.created = _pod_values(q.per_chunk(client, w, q.created, ("namespace", "pod"), max))
@@ -86,15 +90,21 @@ def _pods(client: PromClient, w: q.Window, raw: RawData) -> None:
 
 def _activity_notes(raw: RawData) -> None:
     if raw.allocated and raw.activity_source == q.UTILIZATION:
-        raw.notes.append(f"{q.PROFILING} is missing: useful GPU time is weighted by {q.UTILIZATION} "
-                         "(percent of time a kernel ran), which overstates how busy the GPU was; "
-                         "MIG instances have no utilisation and count as idle.")
+        raw.notes.append(
+            f"{q.PROFILING} is missing: useful GPU time is weighted by {q.UTILIZATION} "
+            "(percent of time a kernel ran), which overstates how busy the GPU was; "
+            "MIG instances have no utilisation and count as idle."
+        )
     elif raw.allocated and raw.fallback_pods:
-        raw.notes.append(f"{len(raw.fallback_pods)} pod(s) have no {q.PROFILING} series: their useful time is "
-                         f"weighted by {q.UTILIZATION} instead.")
+        raw.notes.append(
+            f"{len(raw.fallback_pods)} pod(s) have no {q.PROFILING} series: their useful time is "
+            f"weighted by {q.UTILIZATION} instead."
+        )
     elif raw.allocated and not raw.activity_source:
-        raw.notes.append(f"No DCGM activity series ({q.PROFILING} or {q.UTILIZATION}) with pod labels: "
-                         "useful GPU time is 0; enable the DCGM exporter's Kubernetes pod mapping.")
+        raw.notes.append(
+            f"No DCGM activity series ({q.PROFILING} or {q.UTILIZATION}) with pod labels: "
+            "useful GPU time is 0; enable the DCGM exporter's Kubernetes pod mapping."
+        )
 
 
 def _pod_values(values: dict[tuple[str, ...], float]) -> dict[PodKey, float]:
@@ -109,8 +119,10 @@ def _nodes(client: PromClient, w: q.Window, raw: RawData) -> None:
     raw.allocatable = q.per_chunk(client, w, q.allocatable, ("node", "resource"), max)
     raw.nodes_at_end = {s.labels.get("node", "") for s in client.instant(q.NODES_NOW, w.end - w.step)}
     if not raw.nodes:
-        raw.notes.append("No kube_node_labels series in the window: provisioned and unallocated GPU time "
-                         "are unknown (is kube-state-metrics scraped?).")
+        raw.notes.append(
+            "No kube_node_labels series in the window: provisioned and unallocated GPU time "
+            "are unknown (is kube-state-metrics scraped?)."
+        )
 
 
 def _platform(client: PromClient, w: q.Window, raw: RawData) -> None:
@@ -126,17 +138,25 @@ def _platform(client: PromClient, w: q.Window, raw: RawData) -> None:
             raw.max_fb_used_mib[host] = max(raw.max_fb_used_mib.get(host, 0.0), series.samples[0][1])
     watts = q.integrate(client, w, q.POWER, ("Hostname", "hostname"))
     raw.energy_kwh = {(k[0] or k[1]): v / 1000 for k, v in watts.items()}
-    raw.kueue_pending = {s.labels.get("cluster_queue", ""): s.samples[0][1]
-                         for s in client.instant(q.KUEUE_PENDING, w.end - w.step)}
+    raw.kueue_pending = {
+        s.labels.get("cluster_queue", ""): s.samples[0][1]
+        for s in client.instant(q.KUEUE_PENDING, w.end - w.step)
+    }
     span = f"{round(w.end - w.start)}s"
-    raw.kueue_wait_s = {s.labels.get("cluster_queue", ""): s.samples[0][1]
-                        for s in client.instant(q.kueue_wait(span), w.end - w.step)}
-    raw.kueue_usage = {(s.labels.get("cluster_queue", ""), s.labels.get("resource", "")): s.samples[0][1]
-                       for s in client.instant(q.KUEUE_USAGE, w.end - w.step)}
+    raw.kueue_wait_s = {
+        s.labels.get("cluster_queue", ""): s.samples[0][1]
+        for s in client.instant(q.kueue_wait(span), w.end - w.step)
+    }
+    raw.kueue_usage = {
+        (s.labels.get("cluster_queue", ""), s.labels.get("resource", "")): s.samples[0][1]
+        for s in client.instant(q.KUEUE_USAGE, w.end - w.step)
+    }
     if not raw.kueue_pending and not raw.kueue_wait_s:
-        raw.notes.append("No Kueue metrics (kueue_pending_workloads, kueue_admission_wait_time_seconds, "
-                         "kueue_cluster_queue_resource_usage): "
-                         "queue views are left out.")
+        raw.notes.append(
+            "No Kueue metrics (kueue_pending_workloads, kueue_admission_wait_time_seconds, "
+            "kueue_cluster_queue_resource_usage): "
+            "queue views are left out."
+        )
 
 
 def _charts(client: PromClient, w: q.Window, raw: RawData) -> None:
@@ -154,8 +174,13 @@ def _charts(client: PromClient, w: q.Window, raw: RawData) -> None:
         raw.activity_series = grab(q.activity(q.PROFILING), by)
     if raw.activity_source.endswith(q.UTILIZATION):
         util = grab(q.activity(q.UTILIZATION), by)
-        raw.activity_series.update({k: v for k, v in util.items() if k[:2] in raw.fallback_pods
-                                    or raw.activity_source == q.UTILIZATION})
+        raw.activity_series.update(
+            {
+                k: v
+                for k, v in util.items()
+                if k[:2] in raw.fallback_pods or raw.activity_source == q.UTILIZATION
+            }
+        )
     nodes = grab(q.NODES_NOW, ("node",))
     raw.node_series = {k[0]: v for k, v in nodes.items()}
 

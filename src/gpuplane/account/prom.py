@@ -64,8 +64,14 @@ class Series:
 class PromClient:
     """Read-only access to one Prometheus server."""
 
-    def __init__(self, url: str, *, timeout_s: float = 120.0, bearer_token: str | None = None,
-                 transport: httpx.BaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        timeout_s: float = 120.0,
+        bearer_token: str | None = None,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
         self.url = url.rstrip("/")
         self.shown_url = redact_url(self.url)
         headers = {"Authorization": f"Bearer {bearer_token}"} if bearer_token else {}
@@ -91,7 +97,7 @@ class PromClient:
         query = params.get("query", "")
         try:
             target = f"{self.url}/api/v1/{endpoint}"
-            response = (self._http.post(target, data=dict(params)) if params else self._http.get(target))
+            response = self._http.post(target, data=dict(params)) if params else self._http.get(target)
         except httpx.TimeoutException:
             raise self._error("Prometheus did not answer in time (timeout)", query) from None
         except httpx.HTTPError as exc:
@@ -100,11 +106,15 @@ class PromClient:
         try:
             body = response.json()
         except ValueError:
-            raise self._error(f"HTTP {response.status_code}: the answer is not Prometheus API JSON", query) from None
+            raise self._error(
+                f"HTTP {response.status_code}: the answer is not Prometheus API JSON", query
+            ) from None
         if not isinstance(body, dict) or body.get("status") != "success":
             detail = body.get("error", "") if isinstance(body, dict) else ""
             kind = body.get("errorType", "") if isinstance(body, dict) else ""
-            raise self._error(f"query failed (HTTP {response.status_code} {kind}): {detail}".rstrip(": "), query)
+            raise self._error(
+                f"query failed (HTTP {response.status_code} {kind}): {detail}".rstrip(": "), query
+            )
         return body.get("data", {})
 
     def instant(self, query: str, at: float) -> list[Series]:

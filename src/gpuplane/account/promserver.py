@@ -31,7 +31,9 @@ class ToolMissing(RuntimeError):
 def tool(name: str) -> str:
     found = shutil.which(name) or (f"/usr/bin/{name}" if Path(f"/usr/bin/{name}").exists() else None)
     if not found:
-        raise ToolMissing(f"{name} not found; install Debian's prometheus package (apt-get install prometheus)")
+        raise ToolMissing(
+            f"{name} not found; install Debian's prometheus package (apt-get install prometheus)"
+        )
     return found
 
 
@@ -51,8 +53,12 @@ def build_tsdb(scenarios: list[Scenario], tsdb: Path, workers: int = 2) -> None:
             files += write_openmetrics(scenario, Path(scratch) / str(index))
 
         def convert(path: Path) -> None:
-            subprocess.run([promtool, "tsdb", "create-blocks-from", "openmetrics", "-q", str(path), str(tsdb)],
-                           check=True, capture_output=True, timeout=600)
+            subprocess.run(
+                [promtool, "tsdb", "create-blocks-from", "openmetrics", "-q", str(path), str(tsdb)],
+                check=True,
+                capture_output=True,
+                timeout=600,
+            )
             path.unlink()
 
         with ThreadPoolExecutor(max_workers=workers) as pool:
@@ -62,8 +68,9 @@ def build_tsdb(scenarios: list[Scenario], tsdb: Path, workers: int = 2) -> None:
 class PrometheusServer:
     """A Prometheus process on 127.0.0.1 over a copy of a TSDB directory."""
 
-    def __init__(self, tsdb: Path, workdir: Path, scrape_targets: list[str] | None = None,
-                 scrape_interval: str = "1s") -> None:
+    def __init__(
+        self, tsdb: Path, workdir: Path, scrape_targets: list[str] | None = None, scrape_interval: str = "1s"
+    ) -> None:
         self.workdir = workdir
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -72,17 +79,27 @@ class PrometheusServer:
         config = workdir / "prometheus.yml"
         lines = ["global:", f"  scrape_interval: {scrape_interval}", "scrape_configs:"]
         for index, target in enumerate(scrape_targets or []):
-            lines += [f"  - job_name: target-{index}", f"    scrape_interval: {scrape_interval}",
-                      "    honor_labels: true", f"    static_configs: [{{targets: ['{target}']}}]"]
+            lines += [
+                f"  - job_name: target-{index}",
+                f"    scrape_interval: {scrape_interval}",
+                "    honor_labels: true",
+                f"    static_configs: [{{targets: ['{target}']}}]",
+            ]
         if not scrape_targets:
             lines[-1] = "scrape_configs: []"
         config.write_text("\n".join(lines) + "\n", encoding="utf-8")
         self.log = (workdir / "prometheus.log").open("w", encoding="utf-8")
         self.process = subprocess.Popen(
-            [tool("prometheus"), f"--config.file={config}", f"--storage.tsdb.path={data}",
-             f"--web.listen-address=127.0.0.1:{self.port}", "--storage.tsdb.retention.time=100y",
-             "--log.level=warn"],
-            stdout=self.log, stderr=subprocess.STDOUT,
+            [
+                tool("prometheus"),
+                f"--config.file={config}",
+                f"--storage.tsdb.path={data}",
+                f"--web.listen-address=127.0.0.1:{self.port}",
+                "--storage.tsdb.retention.time=100y",
+                "--log.level=warn",
+            ],
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
         )
 
     def wait_ready(self, timeout_s: float = 60.0) -> None:

@@ -48,8 +48,13 @@ def _state_chart(allocated: dict[str, Curve], useful: Curve, provisioned: Curve)
     used = [min(useful.get(t, 0.0), total_alloc[t]) for t in times]
     idle = [max(total_alloc[t] - u, 0.0) for t, u in zip(times, used, strict=True)]
     free = [max(provisioned.get(t, 0.0) - total_alloc[t], 0.0) for t in times]
-    return charts.stacked_area(times, {"useful": used, "idle allocated": idle, "unallocated": free},
-                               title="GPUs by state", y_label="GPUs", time_axis=True)
+    return charts.stacked_area(
+        times,
+        {"useful": used, "idle allocated": idle, "unallocated": free},
+        title="GPUs by state",
+        y_label="GPUs",
+        time_axis=True,
+    )
 
 
 def build_page(result: AccountResult, spec: PlatformSpec) -> Page:
@@ -59,31 +64,86 @@ def build_page(result: AccountResult, spec: PlatformSpec) -> Page:
     allocated, useful, provisioned = _curves(result, spec)
     teams = [r for r in views.financial(result, "team") if r.name != views.UNALLOCATED_ROW]
     effective = views.team_effective(result)
-    page = Page(f"GPU account: {result.cluster}",
-                subtitle=f"{iso(result.start)} to {iso(result.end)}, step {result.step:g}s, "
-                         f"activity from {result.activity_source or 'no DCGM series'}",
-                footer="gpuplane account. GPU-hours count physical GPUs: a MIG instance is its compute "
-                       "slices over the GPU's, a time-sliced replica 1/replicas.")
-    page.section("Summary", cards([
-        ("Provisioned GPU-h", f"{s.provisioned_h:,.1f}"), ("Allocated GPU-h", f"{s.hours.allocated:,.1f}"),
-        ("Useful GPU-h", f"{s.hours.useful:,.1f}"), ("Idle allocated GPU-h", f"{s.hours.idle:,.1f}"),
-        ("Failed-run GPU-h", f"{s.hours.failed:,.1f}"), ("Unallocated GPU-h", f"{s.hours.unallocated:,.1f}"),
-        ("Total cost", f"{s.cost.total:,.2f} {cur}"), ("Accepted units", str(s.accepted)),
-        ("Cost per accepted unit", "–" if s.per_accepted_unit is None else f"{s.per_accepted_unit:,.2f} {cur}"),
-    ]), *[note(n, warn=True) for n in result.notes])
+    page = Page(
+        f"GPU account: {result.cluster}",
+        subtitle=f"{iso(result.start)} to {iso(result.end)}, step {result.step:g}s, "
+        f"activity from {result.activity_source or 'no DCGM series'}",
+        footer="gpuplane account. GPU-hours count physical GPUs: a MIG instance is its compute "
+        "slices over the GPU's, a time-sliced replica 1/replicas.",
+    )
+    page.section(
+        "Summary",
+        cards(
+            [
+                ("Provisioned GPU-h", f"{s.provisioned_h:,.1f}"),
+                ("Allocated GPU-h", f"{s.hours.allocated:,.1f}"),
+                ("Useful GPU-h", f"{s.hours.useful:,.1f}"),
+                ("Idle allocated GPU-h", f"{s.hours.idle:,.1f}"),
+                ("Failed-run GPU-h", f"{s.hours.failed:,.1f}"),
+                ("Unallocated GPU-h", f"{s.hours.unallocated:,.1f}"),
+                ("Total cost", f"{s.cost.total:,.2f} {cur}"),
+                ("Accepted units", str(s.accepted)),
+                (
+                    "Cost per accepted unit",
+                    "–" if s.per_accepted_unit is None else f"{s.per_accepted_unit:,.2f} {cur}",
+                ),
+            ]
+        ),
+        *[note(n, warn=True) for n in result.notes],
+    )
     page.section(
         "Financial",
         figure(_state_chart(allocated, useful, provisioned)),
-        figure(charts.line({team: [(t, c.get(t, 0.0)) for t in sorted(provisioned)] for team, c in sorted(allocated.items())},
-                           title="Allocated GPUs by team", y_label="GPUs", time_axis=True)),
-        figure(charts.stacked_bars([r.name for r in teams], {
-            "useful": [r.hours.useful for r in teams], "idle": [r.hours.idle for r in teams],
-            "failed": [r.hours.failed for r in teams]}, title="GPU-hours by team", y_label="GPU-hours")),
-        table(["team", "allocated GPU-h", "useful GPU-h", "idle GPU-h", "failed GPU-h", f"own cost ({cur})",
-               f"effective cost ({cur})", "accepted", f"per accepted unit ({cur})"],
-              [[r.name, r.hours.allocated, r.hours.useful, r.hours.idle, r.hours.failed, r.cost.gpu,
-                effective[r.name].total, r.accepted, effective[r.name].per_accepted_unit(r.accepted)]
-               for r in teams]),
+        figure(
+            charts.line(
+                {
+                    team: [(t, c.get(t, 0.0)) for t in sorted(provisioned)]
+                    for team, c in sorted(allocated.items())
+                },
+                title="Allocated GPUs by team",
+                y_label="GPUs",
+                time_axis=True,
+            )
+        ),
+        figure(
+            charts.stacked_bars(
+                [r.name for r in teams],
+                {
+                    "useful": [r.hours.useful for r in teams],
+                    "idle": [r.hours.idle for r in teams],
+                    "failed": [r.hours.failed for r in teams],
+                },
+                title="GPU-hours by team",
+                y_label="GPU-hours",
+            )
+        ),
+        table(
+            [
+                "team",
+                "allocated GPU-h",
+                "useful GPU-h",
+                "idle GPU-h",
+                "failed GPU-h",
+                f"own cost ({cur})",
+                f"effective cost ({cur})",
+                "accepted",
+                f"per accepted unit ({cur})",
+            ],
+            [
+                [
+                    r.name,
+                    r.hours.allocated,
+                    r.hours.useful,
+                    r.hours.idle,
+                    r.hours.failed,
+                    r.cost.gpu,
+                    effective[r.name].total,
+                    r.accepted,
+                    effective[r.name].per_accepted_unit(r.accepted),
+                ]
+                for r in teams
+            ],
+        ),
     )
     _workload_section(page, result)
     _platform_section(page, result)
@@ -99,13 +159,34 @@ def _workload_section(page: Page, result: AccountResult) -> None:
     rows = sorted(views.workload(result), key=lambda w: (w["namespace"], w["pod"]))
     page.section(
         "Workload",
-        figure(charts.boxes(dict(sorted(by_team.items())), title="Engine activity of pods by team",
-                            y_label="activity (0-1)")),
-        figure(charts.histogram(waits, title="Queue wait (pod created to running)", x_label="minutes", bins=12)),
-        table(["pod", "team", "queue", "image", "GPUs", "run h", "wait min", "activity", "retries", "outcome"],
-              [[f"{w['namespace']}/{w['pod']}", w["team"], w["queue"], w["image"], w["gpus"], w["run_hours"],
-                None if w["queue_wait_s"] is None else w["queue_wait_s"] / 60, w["activity"], w["retries"],
-                w["outcome"]] for w in rows[:200]]),
+        figure(
+            charts.boxes(
+                dict(sorted(by_team.items())),
+                title="Engine activity of pods by team",
+                y_label="activity (0-1)",
+            )
+        ),
+        figure(
+            charts.histogram(waits, title="Queue wait (pod created to running)", x_label="minutes", bins=12)
+        ),
+        table(
+            ["pod", "team", "queue", "image", "GPUs", "run h", "wait min", "activity", "retries", "outcome"],
+            [
+                [
+                    f"{w['namespace']}/{w['pod']}",
+                    w["team"],
+                    w["queue"],
+                    w["image"],
+                    w["gpus"],
+                    w["run_hours"],
+                    None if w["queue_wait_s"] is None else w["queue_wait_s"] / 60,
+                    w["activity"],
+                    w["retries"],
+                    w["outcome"],
+                ]
+                for w in rows[:200]
+            ],
+        ),
     )
 
 
@@ -113,17 +194,58 @@ def _platform_section(page: Page, result: AccountResult) -> None:
     pools = views.platform(result)
     page.section(
         "Platform",
-        figure(charts.bars([p["pool"] for p in pools], [p["provisioned_gpu_hours"] for p in pools],
-                           title="Provisioned GPU-hours by pool", y_label="GPU-hours")),
-        table(["pool", "accelerator", "spot", "nodes seen", "nodes at end", "GPU-h", f"price/GPU-h ({result.currency})",
-               "GPUs with XID", "max temp °C", "max FB used MiB", "energy kWh"],
-              [[p["pool"], p["accelerator"], "yes" if p["spot"] else "no", p["nodes_seen"], p["nodes_at_end"],
-                p["provisioned_gpu_hours"], p["gpu_hourly"], p["xid_gpus"], p["max_temp_c"], p["max_fb_used_mib"],
-                p["energy_kwh"]] for p in pools]),
-        *([table(["cluster queue", "pending workloads at end", "mean admission wait (s)", "usage at end"],
-                 [[q, result.kueue_pending.get(q), result.kueue_wait_s.get(q), _usage(result, q)]
-                  for q in sorted(set(result.kueue_pending) | set(result.kueue_wait_s))])]
-          if result.kueue_pending or result.kueue_wait_s else []),
+        figure(
+            charts.bars(
+                [p["pool"] for p in pools],
+                [p["provisioned_gpu_hours"] for p in pools],
+                title="Provisioned GPU-hours by pool",
+                y_label="GPU-hours",
+            )
+        ),
+        table(
+            [
+                "pool",
+                "accelerator",
+                "spot",
+                "nodes seen",
+                "nodes at end",
+                "GPU-h",
+                f"price/GPU-h ({result.currency})",
+                "GPUs with XID",
+                "max temp °C",
+                "max FB used MiB",
+                "energy kWh",
+            ],
+            [
+                [
+                    p["pool"],
+                    p["accelerator"],
+                    "yes" if p["spot"] else "no",
+                    p["nodes_seen"],
+                    p["nodes_at_end"],
+                    p["provisioned_gpu_hours"],
+                    p["gpu_hourly"],
+                    p["xid_gpus"],
+                    p["max_temp_c"],
+                    p["max_fb_used_mib"],
+                    p["energy_kwh"],
+                ]
+                for p in pools
+            ],
+        ),
+        *(
+            [
+                table(
+                    ["cluster queue", "pending workloads at end", "mean admission wait (s)", "usage at end"],
+                    [
+                        [q, result.kueue_pending.get(q), result.kueue_wait_s.get(q), _usage(result, q)]
+                        for q in sorted(set(result.kueue_pending) | set(result.kueue_wait_s))
+                    ],
+                )
+            ]
+            if result.kueue_pending or result.kueue_wait_s
+            else []
+        ),
     )
 
 

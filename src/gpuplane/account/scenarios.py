@@ -66,8 +66,20 @@ def small_week() -> Scenario:
         Node("aks-train-1", "train", "A100-80GB", a100, 2, _d(0), end),
         Node("aks-spot-0", "spot", "A100-80GB", a100, 1, _d(2), _d(4)),
         Node("aks-mig-0", "mig", "A100-80GB", a100, 1, _d(0), end, mode="mig", mig_layout=layout),
-        Node("aks-t4-0", "t4", "T4", t4, 1, _d(0), end, mode="time-slicing", replicas=4,
-             fb_total_mib=15360, idle_power_w=10, max_power_w=70),
+        Node(
+            "aks-t4-0",
+            "t4",
+            "T4",
+            t4,
+            1,
+            _d(0),
+            end,
+            mode="time-slicing",
+            replicas=4,
+            fb_total_mib=15360,
+            idle_power_w=10,
+            max_power_w=70,
+        ),
     ]
     gpu, mig = "nvidia_com_gpu", "nvidia_com_mig_"
 
@@ -75,27 +87,172 @@ def small_week() -> Scenario:
         return tuple((g, "", "") for g in gpus)
 
     pods = [
-        Pod("vision", "resnet-0", "aks-train-0", gpu, 2, _d(0, 1.5), _d(0, 2), _d(3, 2), "Succeeded", 0.85,
-            full(0, 1), queue="vision", job="resnet"),
-        Pod("nlp", "llm-ft-0", "aks-train-1", gpu, 2, _d(1), _d(1), _d(1, 18), "Failed", 0.9, full(0, 1),
-            queue="nlp", job="llm-ft"),
-        Pod("nlp", "llm-ft-1", "aks-train-1", gpu, 2, _d(1, 18), _d(1, 20), _d(5, 20), "Succeeded", 0.8,
-            full(0, 1), queue="nlp", job="llm-ft"),
-        Pod("vision", "notebook", "aks-train-0", gpu, 1, _d(4), _d(4), end, "Running", 0.0, full(0),
-            job="notebook", image="jupyter/pytorch:2.3"),
-        Pod("sandbox", "debug", "aks-train-0", gpu, 1, _d(4, 6), _d(4, 6), _d(4, 12), "Succeeded", 0.5, full(1)),
-        Pod("nlp", "spot-batch", "aks-spot-0", gpu, 1, _d(2, 0.5), _d(2, 1), _d(3, 23), "Succeeded", 0.95,
-            full(0), queue="nlp", job="spot-batch"),
-        Pod("serving", "llm-serve", "aks-mig-0", mig + "3g_40gb", 1, _d(0), _d(0), end, "Running", 0.5,
-            ((0, "3g.40gb", "1"),), diurnal=0.3, fraction=3 / 7, job="llm-serve", image="vllm/vllm-openai:0.5"),
-        Pod("nlp", "embed", "aks-mig-0", mig + "2g_20gb", 1, _d(0), _d(0), _d(3), "Succeeded", 0.4,
-            ((0, "2g.20gb", "2"),), fraction=2 / 7, job="embed"),
-        Pod("serving", "small-serve", "aks-mig-0", mig + "1g_10gb", 1, _d(2), _d(2), end, "Running", 0.2,
-            ((0, "1g.10gb", "3"),), fraction=1 / 7, job="small-serve"),
-        Pod("vision", "ts-dev-a", "aks-t4-0", gpu, 1, _d(0), _d(0), end, "Running", 0.3, full(0),
-            fraction=1 / 4, job="ts-dev-a"),
-        Pod("nlp", "ts-dev-b", "aks-t4-0", gpu, 1, _d(1), _d(1), _d(3), "Succeeded", 0.4, full(0),
-            fraction=1 / 4, team_label="vision", job="ts-dev-b"),
+        Pod(
+            "vision",
+            "resnet-0",
+            "aks-train-0",
+            gpu,
+            2,
+            _d(0, 1.5),
+            _d(0, 2),
+            _d(3, 2),
+            "Succeeded",
+            0.85,
+            full(0, 1),
+            queue="vision",
+            job="resnet",
+        ),
+        Pod(
+            "nlp",
+            "llm-ft-0",
+            "aks-train-1",
+            gpu,
+            2,
+            _d(1),
+            _d(1),
+            _d(1, 18),
+            "Failed",
+            0.9,
+            full(0, 1),
+            queue="nlp",
+            job="llm-ft",
+        ),
+        Pod(
+            "nlp",
+            "llm-ft-1",
+            "aks-train-1",
+            gpu,
+            2,
+            _d(1, 18),
+            _d(1, 20),
+            _d(5, 20),
+            "Succeeded",
+            0.8,
+            full(0, 1),
+            queue="nlp",
+            job="llm-ft",
+        ),
+        Pod(
+            "vision",
+            "notebook",
+            "aks-train-0",
+            gpu,
+            1,
+            _d(4),
+            _d(4),
+            end,
+            "Running",
+            0.0,
+            full(0),
+            job="notebook",
+            image="jupyter/pytorch:2.3",
+        ),
+        Pod(
+            "sandbox",
+            "debug",
+            "aks-train-0",
+            gpu,
+            1,
+            _d(4, 6),
+            _d(4, 6),
+            _d(4, 12),
+            "Succeeded",
+            0.5,
+            full(1),
+        ),
+        Pod(
+            "nlp",
+            "spot-batch",
+            "aks-spot-0",
+            gpu,
+            1,
+            _d(2, 0.5),
+            _d(2, 1),
+            _d(3, 23),
+            "Succeeded",
+            0.95,
+            full(0),
+            queue="nlp",
+            job="spot-batch",
+        ),
+        Pod(
+            "serving",
+            "llm-serve",
+            "aks-mig-0",
+            mig + "3g_40gb",
+            1,
+            _d(0),
+            _d(0),
+            end,
+            "Running",
+            0.5,
+            ((0, "3g.40gb", "1"),),
+            diurnal=0.3,
+            fraction=3 / 7,
+            job="llm-serve",
+            image="vllm/vllm-openai:0.5",
+        ),
+        Pod(
+            "nlp",
+            "embed",
+            "aks-mig-0",
+            mig + "2g_20gb",
+            1,
+            _d(0),
+            _d(0),
+            _d(3),
+            "Succeeded",
+            0.4,
+            ((0, "2g.20gb", "2"),),
+            fraction=2 / 7,
+            job="embed",
+        ),
+        Pod(
+            "serving",
+            "small-serve",
+            "aks-mig-0",
+            mig + "1g_10gb",
+            1,
+            _d(2),
+            _d(2),
+            end,
+            "Running",
+            0.2,
+            ((0, "1g.10gb", "3"),),
+            fraction=1 / 7,
+            job="small-serve",
+        ),
+        Pod(
+            "vision",
+            "ts-dev-a",
+            "aks-t4-0",
+            gpu,
+            1,
+            _d(0),
+            _d(0),
+            end,
+            "Running",
+            0.3,
+            full(0),
+            fraction=1 / 4,
+            job="ts-dev-a",
+        ),
+        Pod(
+            "nlp",
+            "ts-dev-b",
+            "aks-t4-0",
+            gpu,
+            1,
+            _d(1),
+            _d(1),
+            _d(3),
+            "Succeeded",
+            0.4,
+            full(0),
+            fraction=1 / 4,
+            team_label="vision",
+            job="ts-dev-b",
+        ),
     ]
     xids = [("aks-train-1", 1, _d(1, 17.5), _d(1, 18), 79)]
     return Scenario(WEEK_START, end, 60.0, nodes, pods, xids, kueue_queues=("vision", "nlp", "serving"))
@@ -118,8 +275,10 @@ def large_week(nodes: int = 125, seed: int = 7, scrape_s: float = 120.0) -> Scen
     """`nodes` 8-GPU nodes for a week, each running a back-to-back stream of 8-GPU jobs."""
     rng = random.Random(seed)
     end = _d(7)
-    node_list = [Node(f"h100-{i:04d}", "h100", "H100-80GB", "NVIDIA H100 80GB HBM3", 8, _d(0), end)
-                 for i in range(nodes)]
+    node_list = [
+        Node(f"h100-{i:04d}", "h100", "H100-80GB", "NVIDIA H100 80GB HBM3", 8, _d(0), end)
+        for i in range(nodes)
+    ]
     pods: list[Pod] = []
     for node in node_list:
         t = _d(0) + rng.randrange(0, 240) * 60
@@ -128,11 +287,26 @@ def large_week(nodes: int = 125, seed: int = 7, scrape_s: float = 120.0) -> Scen
             stop = min(t + length, end)
             outcome = "Running" if stop >= end else ("Failed" if rng.random() < 0.1 else "Succeeded")
             team = f"team-{rng.randrange(4)}"
-            pods.append(Pod(team, f"job-{len(pods):06d}", node.name, "nvidia_com_gpu", 8, t, t, stop, outcome,
-                            round(rng.uniform(0.1, 0.95), 2), tuple((g, "", "") for g in range(8)), job=f"job-{len(pods)}"))
+            pods.append(
+                Pod(
+                    team,
+                    f"job-{len(pods):06d}",
+                    node.name,
+                    "nvidia_com_gpu",
+                    8,
+                    t,
+                    t,
+                    stop,
+                    outcome,
+                    round(rng.uniform(0.1, 0.95), 2),
+                    tuple((g, "", "") for g in range(8)),
+                    job=f"job-{len(pods)}",
+                )
+            )
             t = stop + rng.randrange(0, 120) * 60
-    return Scenario(WEEK_START, end, scrape_s, node_list, pods,
-                    dcgm_metrics=(("DCGM_FI_PROF_GR_ENGINE_ACTIVE", "gauge"),))
+    return Scenario(
+        WEEK_START, end, scrape_s, node_list, pods, dcgm_metrics=(("DCGM_FI_PROF_GR_ENGINE_ACTIVE", "gauge"),)
+    )
 
 
 @dataclass
@@ -181,8 +355,22 @@ def fallback_day() -> Scenario:
     end = _d(9)
     nodes = [Node("aks-train-0", "train", "A100-80GB", a100, 2, start, end)]
     full = ((0, "", ""), (1, "", ""))
-    pods = [Pod("vision", "util-only", "aks-train-0", "nvidia_com_gpu", 2, start, start, _d(8, 12), "Succeeded",
-                0.6, full, job="util-only")]
+    pods = [
+        Pod(
+            "vision",
+            "util-only",
+            "aks-train-0",
+            "nvidia_com_gpu",
+            2,
+            start,
+            start,
+            _d(8, 12),
+            "Succeeded",
+            0.6,
+            full,
+            job="util-only",
+        )
+    ]
     metrics = tuple(m for m in DCGM_GPU_METRICS if m[0] != "DCGM_FI_PROF_GR_ENGINE_ACTIVE")
     return Scenario(start, end, 60.0, nodes, pods, dcgm_metrics=metrics)
 
@@ -193,9 +381,33 @@ def mixed_day() -> list[Scenario]:
     util_only = tuple(m for m in DCGM_GPU_METRICS if m[0] != "DCGM_FI_PROF_GR_ENGINE_ACTIVE")
     a100 = Node("aks-train-0", "train", "A100-80GB", "NVIDIA A100 80GB PCIe", 2, start, end)
     t4 = Node("aks-t4-9", "t4", "T4", "Tesla T4", 1, start, end, fb_total_mib=15360)
-    profiled = Pod("nlp", "profiled", "aks-train-0", "nvidia_com_gpu", 1, start, start, _d(10, 10), "Succeeded",
-                   0.7, ((0, "", ""),))
-    util = Pod("vision", "util-t4", "aks-t4-9", "nvidia_com_gpu", 1, start, start, _d(10, 10), "Succeeded",
-               0.5, ((0, "", ""),))
-    return [Scenario(start, end, 60.0, [a100], [profiled]),
-            Scenario(start, end, 60.0, [t4], [util], dcgm_metrics=util_only)]
+    profiled = Pod(
+        "nlp",
+        "profiled",
+        "aks-train-0",
+        "nvidia_com_gpu",
+        1,
+        start,
+        start,
+        _d(10, 10),
+        "Succeeded",
+        0.7,
+        ((0, "", ""),),
+    )
+    util = Pod(
+        "vision",
+        "util-t4",
+        "aks-t4-9",
+        "nvidia_com_gpu",
+        1,
+        start,
+        start,
+        _d(10, 10),
+        "Succeeded",
+        0.5,
+        ((0, "", ""),),
+    )
+    return [
+        Scenario(start, end, 60.0, [a100], [profiled]),
+        Scenario(start, end, 60.0, [t4], [util], dcgm_metrics=util_only),
+    ]

@@ -132,9 +132,12 @@ def _const(value: float) -> ValueFn:
 
 def _node_defs(sc: Scenario) -> Iterator[_Def]:
     for node in sc.nodes:
-        labels = {"node": node.name, "label_gpuplane_io_pool": node.pool,
-                  "label_gpuplane_io_accelerator": node.accelerator.lower(),
-                  "label_kubernetes_azure_com_agentpool": node.pool.replace("-", "")}
+        labels = {
+            "node": node.name,
+            "label_gpuplane_io_pool": node.pool,
+            "label_gpuplane_io_accelerator": node.accelerator.lower(),
+            "label_kubernetes_azure_com_agentpool": node.pool.replace("-", ""),
+        }
         yield _Def("kube_node_labels", _labels(labels), node.start, node.end, _const(1))
         for resource, count in _allocatable(node).items():
             alloc = _labels({"node": node.name, "resource": resource, "unit": "integer"})
@@ -156,15 +159,28 @@ def _pod_defs(sc: Scenario) -> Iterator[_Def]:
         gone = pod.end + sc.linger_s if pod.outcome != "Running" else sc.end
         ident = {"namespace": pod.namespace, "pod": pod.name, "uid": f"uid-{pod.name}"}
         for phase in ("Pending", "Running", "Succeeded", "Failed"):
-            yield _Def("kube_pod_status_phase", _labels({**ident, "phase": phase}), pod.created, gone,
-                       _phase_fn(pod, phase))
+            yield _Def(
+                "kube_pod_status_phase",
+                _labels({**ident, "phase": phase}),
+                pod.created,
+                gone,
+                _phase_fn(pod, phase),
+            )
         req = {"namespace": pod.namespace, "pod": pod.name, "uid": f"uid-{pod.name}", "container": "main"}
-        yield _Def("kube_pod_container_resource_requests",
-                   _labels({**req, "node": "", "resource": pod.resource, "unit": "integer"}),
-                   pod.created, pod.start, _const(pod.units))
-        yield _Def("kube_pod_container_resource_requests",
-                   _labels({**req, "node": pod.node, "resource": pod.resource, "unit": "integer"}),
-                   pod.start, gone, _const(pod.units))
+        yield _Def(
+            "kube_pod_container_resource_requests",
+            _labels({**req, "node": "", "resource": pod.resource, "unit": "integer"}),
+            pod.created,
+            pod.start,
+            _const(pod.units),
+        )
+        yield _Def(
+            "kube_pod_container_resource_requests",
+            _labels({**req, "node": pod.node, "resource": pod.resource, "unit": "integer"}),
+            pod.start,
+            gone,
+            _const(pod.units),
+        )
         info = {**req, "image": pod.image}
         yield _Def("kube_pod_container_info", _labels(info), pod.created, gone, _const(1))
         pod_labels = {"namespace": pod.namespace, "pod": pod.name, "uid": f"uid-{pod.name}"}
@@ -210,8 +226,14 @@ def _segments(pods: list[Pod], start: float, end: float) -> list[tuple[float, fl
 
 
 def _gpu_base(node: Node, gpu: int) -> dict[str, str]:
-    return {"gpu": str(gpu), "UUID": f"GPU-{node.name}-{gpu:02d}", "device": f"nvidia{gpu}",
-            "modelName": node.model_name, "Hostname": node.name, "DCGM_FI_DRIVER_VERSION": "550.90.07"}
+    return {
+        "gpu": str(gpu),
+        "UUID": f"GPU-{node.name}-{gpu:02d}",
+        "device": f"nvidia{gpu}",
+        "modelName": node.model_name,
+        "Hostname": node.name,
+        "DCGM_FI_DRIVER_VERSION": "550.90.07",
+    }
 
 
 def _pod_labels(pod: Pod | None) -> dict[str, str]:
@@ -233,7 +255,9 @@ def _dcgm_defs(sc: Scenario) -> Iterator[_Def]:
                     for lo, hi, pod in _segments(pods, node.start, node.end):
                         mig_text = _labels({**mig, **_pod_labels(pod)})
                         yield _Def("DCGM_FI_PROF_GR_ENGINE_ACTIVE", mig_text, lo, hi, _activity(pod))
-                yield from _device_defs(sc, node, gpu, base, node.start, node.end, _mig_gpu_activity(sc, node, gpu))
+                yield from _device_defs(
+                    sc, node, gpu, base, node.start, node.end, _mig_gpu_activity(sc, node, gpu)
+                )
                 continue
             for lo, hi, pod in _segments(holders.get((node.name, gpu, ""), []), node.start, node.end):
                 labels = {**base, **_pod_labels(pod)}
@@ -259,28 +283,52 @@ def _shared_activity(pods: list[Pod]) -> ValueFn:
     return lambda t: min(1.0, sum(p.activity_at(t) for p in pods if p.start <= t < p.end))
 
 
-def _shared_gpu_defs(sc: Scenario, node: Node, gpu: int, base: dict[str, str], pods: list[Pod]) -> Iterator[_Def]:
+def _shared_gpu_defs(
+    sc: Scenario, node: Node, gpu: int, base: dict[str, str], pods: list[Pod]
+) -> Iterator[_Def]:
     gpu_activity = _shared_activity(pods)
     for pod in pods:
         labels = _labels({**base, **_pod_labels(pod)})
         yield _Def("DCGM_FI_PROF_GR_ENGINE_ACTIVE", labels, pod.start, pod.end, gpu_activity)
-        yield _Def("DCGM_FI_DEV_GPU_UTIL", labels, pod.start, pod.end, lambda t: float(round(gpu_activity(t) * 100)))
-    yield _Def("DCGM_FI_DEV_GPU_UTIL", _labels(base), node.start, node.end, lambda t: float(round(gpu_activity(t) * 100)))
+        yield _Def(
+            "DCGM_FI_DEV_GPU_UTIL", labels, pod.start, pod.end, lambda t: float(round(gpu_activity(t) * 100))
+        )
+    yield _Def(
+        "DCGM_FI_DEV_GPU_UTIL",
+        _labels(base),
+        node.start,
+        node.end,
+        lambda t: float(round(gpu_activity(t) * 100)),
+    )
     yield from _device_defs(sc, node, gpu, base, node.start, node.end, gpu_activity)
 
 
-def _device_defs(sc: Scenario, node: Node, gpu: int, labels: dict[str, str], lo: float, hi: float,
-                 activity: ValueFn) -> Iterator[_Def]:
+def _device_defs(
+    sc: Scenario, node: Node, gpu: int, labels: dict[str, str], lo: float, hi: float, activity: ValueFn
+) -> Iterator[_Def]:
     """Whole-GPU health series: memory, power (follows activity), temperature, XID."""
     text = _labels(labels)
     wanted = {m for m, _ in sc.dcgm_metrics}
     span = node.max_power_w - node.idle_power_w
     if "DCGM_FI_DEV_FB_USED" in wanted:
-        yield _Def("DCGM_FI_DEV_FB_USED", text, lo, hi, lambda t: float(round(activity(t) * 0.8 * node.fb_total_mib)))
-        yield _Def("DCGM_FI_DEV_FB_FREE", text, lo, hi,
-                   lambda t: float(node.fb_total_mib - round(activity(t) * 0.8 * node.fb_total_mib)))
+        yield _Def(
+            "DCGM_FI_DEV_FB_USED", text, lo, hi, lambda t: float(round(activity(t) * 0.8 * node.fb_total_mib))
+        )
+        yield _Def(
+            "DCGM_FI_DEV_FB_FREE",
+            text,
+            lo,
+            hi,
+            lambda t: float(node.fb_total_mib - round(activity(t) * 0.8 * node.fb_total_mib)),
+        )
     if "DCGM_FI_DEV_POWER_USAGE" in wanted:
-        yield _Def("DCGM_FI_DEV_POWER_USAGE", text, lo, hi, lambda t: round(node.idle_power_w + span * activity(t), 3))
+        yield _Def(
+            "DCGM_FI_DEV_POWER_USAGE",
+            text,
+            lo,
+            hi,
+            lambda t: round(node.idle_power_w + span * activity(t), 3),
+        )
         yield _Def("DCGM_FI_DEV_GPU_TEMP", text, lo, hi, lambda t: float(round(32 + 45 * activity(t))))
     if "DCGM_FI_DEV_XID_ERRORS" in wanted:
         events = [(a, b, code) for n, g, a, b, code in sc.xids if n == node.name and g == gpu]
@@ -303,8 +351,12 @@ def _kueue_defs(sc: Scenario) -> Iterator[_Def]:
         plain = _labels({"cluster_queue": queue})
         admitted = _admitted_fn(sc.start)
         yield _Def("kueue_admission_wait_time_seconds_count", plain, sc.start, sc.end, admitted)
-        yield _Def("kueue_admission_wait_time_seconds_sum", plain, sc.start, sc.end, _wait_sum_fn(admitted, index))
-        usage = _labels({"cluster_queue": queue, "cohort": "ml", "flavor": "train", "resource": "nvidia.com/gpu"})
+        yield _Def(
+            "kueue_admission_wait_time_seconds_sum", plain, sc.start, sc.end, _wait_sum_fn(admitted, index)
+        )
+        usage = _labels(
+            {"cluster_queue": queue, "cohort": "ml", "flavor": "train", "resource": "nvidia.com/gpu"}
+        )
         yield _Def("kueue_cluster_queue_resource_usage", usage, sc.start, sc.end, _const(2.0))
 
 
@@ -325,13 +377,21 @@ def series_definitions(sc: Scenario) -> list[_Def]:
 
 # -- writing -------------------------------------------------------------------------------------
 
-_TYPES = {"kube_node_labels": "gauge", "kube_node_status_allocatable": "gauge",
-          "kube_pod_status_phase": "gauge", "kube_pod_container_resource_requests": "gauge",
-          "kube_pod_container_info": "gauge", "kube_pod_labels": "gauge", "kube_pod_created": "gauge",
-          "kueue_pending_workloads": "gauge", "kueue_cluster_queue_resource_usage": "gauge",
-          # the histogram's _sum and _count as plain series (OpenMetrics type unknown keeps their names)
-          "kueue_admission_wait_time_seconds_count": "unknown", "kueue_admission_wait_time_seconds_sum": "unknown",
-          **dict(DCGM_GPU_METRICS)}
+_TYPES = {
+    "kube_node_labels": "gauge",
+    "kube_node_status_allocatable": "gauge",
+    "kube_pod_status_phase": "gauge",
+    "kube_pod_container_resource_requests": "gauge",
+    "kube_pod_container_info": "gauge",
+    "kube_pod_labels": "gauge",
+    "kube_pod_created": "gauge",
+    "kueue_pending_workloads": "gauge",
+    "kueue_cluster_queue_resource_usage": "gauge",
+    # the histogram's _sum and _count as plain series (OpenMetrics type unknown keeps their names)
+    "kueue_admission_wait_time_seconds_count": "unknown",
+    "kueue_admission_wait_time_seconds_sum": "unknown",
+    **dict(DCGM_GPU_METRICS),
+}
 
 
 def _value(v: float) -> str:
@@ -353,8 +413,10 @@ def write_openmetrics(sc: Scenario, folder: Path) -> list[Path]:
                 out.write(f"# TYPE {metric} {_TYPES.get(metric, 'gauge')}\n")
                 for d in by_metric[metric]:
                     prefix = metric + d.labels + " "
-                    out.writelines(f"{prefix}{_value(d.value(t))} {t}\n" for t in sc.times(max(d.start, block),
-                                                                                           min(d.end, block + BLOCK_S)))
+                    out.writelines(
+                        f"{prefix}{_value(d.value(t))} {t}\n"
+                        for t in sc.times(max(d.start, block), min(d.end, block + BLOCK_S))
+                    )
             out.write("# EOF\n")
         files.append(path)
         block += BLOCK_S

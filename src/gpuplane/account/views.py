@@ -34,17 +34,29 @@ class Row:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "dimension": self.dimension, "name": self.name,
-            "provisioned_gpu_hours": self.provisioned_h, "allocated_gpu_hours": self.hours.allocated,
-            "useful_gpu_hours": self.hours.useful, "idle_allocated_gpu_hours": self.hours.idle,
-            "failed_gpu_hours": self.hours.failed, "unallocated_gpu_hours": self.hours.unallocated,
-            "pods": self.pods, "accepted_units": self.accepted, "cost": self.cost.as_dict(), **self.extra,
+            "dimension": self.dimension,
+            "name": self.name,
+            "provisioned_gpu_hours": self.provisioned_h,
+            "allocated_gpu_hours": self.hours.allocated,
+            "useful_gpu_hours": self.hours.useful,
+            "idle_allocated_gpu_hours": self.hours.idle,
+            "failed_gpu_hours": self.hours.failed,
+            "unallocated_gpu_hours": self.hours.unallocated,
+            "pods": self.pods,
+            "accepted_units": self.accepted,
+            "cost": self.cost.as_dict(),
+            **self.extra,
         }
 
 
 def _pod_key(pod: PodUsage, by: str) -> str:
-    return {"team": pod.team, "namespace": pod.namespace, "pool": pod.pool,
-            "accelerator": pod.accelerator, "pod": f"{pod.namespace}/{pod.pod}"}[by]
+    return {
+        "team": pod.team,
+        "namespace": pod.namespace,
+        "pool": pod.pool,
+        "accelerator": pod.accelerator,
+        "pod": f"{pod.namespace}/{pod.pod}",
+    }[by]
 
 
 def pod_cost(pod: PodUsage, currency: str) -> CostBreakdown:
@@ -68,21 +80,44 @@ def financial(result: AccountResult, by: str) -> list[Row]:
         for pod in pods:
             hours = hours + pod.hours
         extra = _pod_extra(pods[0]) if by == "pod" else {}
-        rows.append(Row(by, name, hours, sum_breakdowns((pod_cost(p, cur) for p in pods), cur),
-                        pods=len(pods), accepted=sum(p.outcome == "Succeeded" for p in pods), extra=extra))
+        rows.append(
+            Row(
+                by,
+                name,
+                hours,
+                sum_breakdowns((pod_cost(p, cur) for p in pods), cur),
+                pods=len(pods),
+                accepted=sum(p.outcome == "Succeeded" for p in pods),
+                extra=extra,
+            )
+        )
     unallocated = GpuHours(unallocated=sum(p.unallocated_h for p in result.pools))
     if by != "pod" and unallocated.unallocated > 0:
-        cost = sum_breakdowns((price_gpu_hours(GpuHours(unallocated=p.unallocated_h), p.gpu_hourly, cur)
-                               for p in result.pools), cur)
+        cost = sum_breakdowns(
+            (price_gpu_hours(GpuHours(unallocated=p.unallocated_h), p.gpu_hourly, cur) for p in result.pools),
+            cur,
+        )
         rows.append(Row(by, UNALLOCATED_ROW, unallocated, cost))
     return rows
 
 
 def _pod_extra(pod: PodUsage) -> dict[str, Any]:
-    return {"team": pod.team, "namespace": pod.namespace, "pool": pod.pool, "accelerator": pod.accelerator,
-            "node": pod.node, "outcome": pod.outcome, "gpus": pod.gpus, "activity": pod.activity,
-            "queue": pod.queue, "job": pod.job, "image": pod.image, "queue_wait_s": pod.queue_wait_s,
-            "start": pod.start, "end": pod.end}
+    return {
+        "team": pod.team,
+        "namespace": pod.namespace,
+        "pool": pod.pool,
+        "accelerator": pod.accelerator,
+        "node": pod.node,
+        "outcome": pod.outcome,
+        "gpus": pod.gpus,
+        "activity": pod.activity,
+        "queue": pod.queue,
+        "job": pod.job,
+        "image": pod.image,
+        "queue_wait_s": pod.queue_wait_s,
+        "start": pod.start,
+        "end": pod.end,
+    }
 
 
 def _by_pool(result: AccountResult, by: str) -> list[Row]:
@@ -96,9 +131,17 @@ def _by_pool(result: AccountResult, by: str) -> list[Row]:
         for p in pools:
             hours = hours + p.hours
         pods = [pod for pod in result.pods if _pod_key(pod, by) == name]
-        rows.append(Row(by, name, hours, sum_breakdowns((pool_cost(p, result.currency) for p in pools), result.currency),
-                        provisioned_h=sum(p.provisioned_h for p in pools), pods=len(pods),
-                        accepted=sum(p.outcome == "Succeeded" for p in pods)))
+        rows.append(
+            Row(
+                by,
+                name,
+                hours,
+                sum_breakdowns((pool_cost(p, result.currency) for p in pools), result.currency),
+                provisioned_h=sum(p.provisioned_h for p in pools),
+                pods=len(pods),
+                accepted=sum(p.outcome == "Succeeded" for p in pods),
+            )
+        )
     return rows
 
 
@@ -114,12 +157,18 @@ class Summary:
     per_useful_gpu_hour: float | None
 
     def as_dict(self) -> dict[str, Any]:
-        return {"provisioned_gpu_hours": self.provisioned_h, "allocated_gpu_hours": self.hours.allocated,
-                "useful_gpu_hours": self.hours.useful, "idle_allocated_gpu_hours": self.hours.idle,
-                "failed_gpu_hours": self.hours.failed, "unallocated_gpu_hours": self.hours.unallocated,
-                "accepted_units": self.accepted, "cost": self.cost.as_dict(),
-                "cost_per_accepted_unit": self.per_accepted_unit,
-                "cost_per_useful_gpu_hour": self.per_useful_gpu_hour}
+        return {
+            "provisioned_gpu_hours": self.provisioned_h,
+            "allocated_gpu_hours": self.hours.allocated,
+            "useful_gpu_hours": self.hours.useful,
+            "idle_allocated_gpu_hours": self.hours.idle,
+            "failed_gpu_hours": self.hours.failed,
+            "unallocated_gpu_hours": self.hours.unallocated,
+            "accepted_units": self.accepted,
+            "cost": self.cost.as_dict(),
+            "cost_per_accepted_unit": self.per_accepted_unit,
+            "cost_per_useful_gpu_hour": self.per_useful_gpu_hour,
+        }
 
 
 def summary(result: AccountResult) -> Summary:
@@ -127,18 +176,32 @@ def summary(result: AccountResult) -> Summary:
     hours = GpuHours()
     for pool in result.pools:
         hours = hours + pool.hours
-    cost = sum_breakdowns((pool_cost(p, result.currency) for p in result.pools), result.currency) + result.overheads
+    cost = (
+        sum_breakdowns((pool_cost(p, result.currency) for p in result.pools), result.currency)
+        + result.overheads
+    )
     accepted = sum(p.outcome == "Succeeded" for p in result.pods)
-    return Summary(sum(p.provisioned_h for p in result.pools), hours, cost, accepted,
-                   cost.per_accepted_unit(accepted), cost.total / hours.useful if hours.useful > 0 else None)
+    return Summary(
+        sum(p.provisioned_h for p in result.pools),
+        hours,
+        cost,
+        accepted,
+        cost.per_accepted_unit(accepted),
+        cost.total / hours.useful if hours.useful > 0 else None,
+    )
 
 
 def team_effective(result: AccountResult) -> dict[str, CostBreakdown]:
     """Each team's full cost: its pods, plus unallocated time and overheads shared by allocated cost."""
     cur = result.currency
     own = {row.name: row.cost for row in financial(result, "team") if row.name != UNALLOCATED_ROW}
-    shared = sum_breakdowns((price_gpu_hours(GpuHours(unallocated=p.unallocated_h), p.gpu_hourly, cur)
-                             for p in result.pools), cur) + result.overheads
+    shared = (
+        sum_breakdowns(
+            (price_gpu_hours(GpuHours(unallocated=p.unallocated_h), p.gpu_hourly, cur) for p in result.pools),
+            cur,
+        )
+        + result.overheads
+    )
     total_alloc = sum(c.gpu for c in own.values())
     out: dict[str, CostBreakdown] = {}
     for team, cost in own.items():
@@ -149,24 +212,57 @@ def team_effective(result: AccountResult) -> dict[str, CostBreakdown]:
 
 def workload(result: AccountResult) -> list[dict[str, Any]]:
     """The workload view: one record per pod (owner, team, queue, image, run time, wait, outcome)."""
-    return [{"namespace": p.namespace, "pod": p.pod, "job": p.job, "team": p.team, "queue": p.queue,
-             "image": p.image, "pool": p.pool, "gpus": p.gpus, "outcome": p.outcome,
-             "run_hours": (p.end - p.start) / 3600 if p.start is not None and p.end is not None else None,
-             "queue_wait_s": p.queue_wait_s, "activity": p.activity,
-             "retries": _retries(result, p)} for p in result.pods]
+    return [
+        {
+            "namespace": p.namespace,
+            "pod": p.pod,
+            "job": p.job,
+            "team": p.team,
+            "queue": p.queue,
+            "image": p.image,
+            "pool": p.pool,
+            "gpus": p.gpus,
+            "outcome": p.outcome,
+            "run_hours": (p.end - p.start) / 3600 if p.start is not None and p.end is not None else None,
+            "queue_wait_s": p.queue_wait_s,
+            "activity": p.activity,
+            "retries": _retries(result, p),
+        }
+        for p in result.pods
+    ]
 
 
 def _retries(result: AccountResult, pod: PodUsage) -> int:
     """Earlier pods of the same job (same namespace and job label) that ran before this one."""
     if not pod.job:
         return 0
-    return sum(1 for p in result.pods if p.namespace == pod.namespace and p.job == pod.job
-               and p.start is not None and pod.start is not None and p.start < pod.start)
+    return sum(
+        1
+        for p in result.pods
+        if p.namespace == pod.namespace
+        and p.job == pod.job
+        and p.start is not None
+        and pod.start is not None
+        and p.start < pod.start
+    )
 
 
 def platform(result: AccountResult) -> list[dict[str, Any]]:
     """The platform view: per pool nodes, GPUs, health and energy."""
-    return [{"pool": p.pool, "accelerator": p.accelerator, "spot": p.spot, "gpus_per_node": p.gpus_per_node,
-             "gpu_hourly": p.gpu_hourly, "nodes_seen": p.nodes_seen, "nodes_at_end": p.nodes_at_end,
-             "provisioned_gpu_hours": p.provisioned_h, "xid_gpus": p.xid_gpus, "max_temp_c": p.max_temp_c,
-             "max_fb_used_mib": p.max_fb_used_mib, "energy_kwh": p.energy_kwh} for p in result.pools]
+    return [
+        {
+            "pool": p.pool,
+            "accelerator": p.accelerator,
+            "spot": p.spot,
+            "gpus_per_node": p.gpus_per_node,
+            "gpu_hourly": p.gpu_hourly,
+            "nodes_seen": p.nodes_seen,
+            "nodes_at_end": p.nodes_at_end,
+            "provisioned_gpu_hours": p.provisioned_h,
+            "xid_gpus": p.xid_gpus,
+            "max_temp_c": p.max_temp_c,
+            "max_fb_used_mib": p.max_fb_used_mib,
+            "energy_kwh": p.energy_kwh,
+        }
+        for p in result.pools
+    ]

@@ -1,9 +1,9 @@
 """`gpuplane audit`: the costly and unsafe GPU mistakes in manifests, node pools and live clusters.
 
-    from gpuplane.audit import read_inputs, audit, AuditConfig, to_json
-    inputs = read_inputs(["deploy/"], nodepools=["pools.json"], spec=None)
-    findings = audit(inputs, AuditConfig())
-    print(to_json(findings))
+from gpuplane.audit import read_inputs, audit, AuditConfig, to_json
+inputs = read_inputs(["deploy/"], nodepools=["pools.json"], spec=None)
+findings = audit(inputs, AuditConfig())
+print(to_json(findings))
 """
 
 from __future__ import annotations
@@ -16,8 +16,13 @@ from gpuplane.audit.readers import Inputs, read_path, read_text
 from gpuplane.audit.report import to_json, to_sarif, to_table
 
 
-def read_inputs(files: list[str], *, nodepools: list[str] | None = None, spec: str | None = None,
-                stdin_text: str | None = None) -> Inputs:
+def read_inputs(
+    files: list[str],
+    *,
+    nodepools: list[str] | None = None,
+    spec: str | None = None,
+    stdin_text: str | None = None,
+) -> Inputs:
     """Read every input path ('-' is stdin). A spec that does not load raises InputError (exit 2)."""
     from pathlib import Path
 

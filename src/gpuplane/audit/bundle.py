@@ -17,12 +17,27 @@ from gpuplane.audit.readers import Inputs
 from gpuplane.audit.specinput import SpecInput
 from gpuplane.audit.workloads import BATCH_KINDS, KNATIVE_GROUP, SERVING_KINDS, PodTemplate, pod_templates
 
-CLUSTER_SCOPED = frozenset({
-    "Namespace", "Node", "ClusterRole", "ClusterRoleBinding", "PriorityClass", "ClusterPolicy",
-    "ClusterQueue", "ResourceFlavor", "WorkloadPriorityClass", "CustomResourceDefinition",
-    "PersistentVolume", "StorageClass", "NVIDIADriver", "GPUOperatorValues",
-})
-TRAINING_KINDS = frozenset({"PyTorchJob", "TFJob", "MPIJob", "XGBoostJob", "PaddleJob", "JAXJob", "TrainJob", "JobSet", "RayJob"})
+CLUSTER_SCOPED = frozenset(
+    {
+        "Namespace",
+        "Node",
+        "ClusterRole",
+        "ClusterRoleBinding",
+        "PriorityClass",
+        "ClusterPolicy",
+        "ClusterQueue",
+        "ResourceFlavor",
+        "WorkloadPriorityClass",
+        "CustomResourceDefinition",
+        "PersistentVolume",
+        "StorageClass",
+        "NVIDIADriver",
+        "GPUOperatorValues",
+    }
+)
+TRAINING_KINDS = frozenset(
+    {"PyTorchJob", "TFJob", "MPIJob", "XGBoostJob", "PaddleJob", "JAXJob", "TrainJob", "JobSet", "RayJob"}
+)
 GPU_TAINT_KEYS = frozenset({"nvidia.com/gpu", "amd.com/gpu"})
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 
@@ -56,21 +71,35 @@ class Workload:
 def selector(t: PodTemplate) -> dict[str, set[str]]:
     """Node labels a pod template requires: nodeSelector plus required node-affinity `In` terms."""
     out: dict[str, set[str]] = {str(k): {as_str(v)} for k, v in as_dict(t.spec.get("nodeSelector")).items()}
-    terms = as_list(get(t.spec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms"))
+    terms = as_list(
+        get(
+            t.spec,
+            "affinity",
+            "nodeAffinity",
+            "requiredDuringSchedulingIgnoredDuringExecution",
+            "nodeSelectorTerms",
+        )
+    )
     if len(terms) == 1:  # several terms are ORed: only a single term is a hard requirement
         for expr in as_list(get(terms[0], "matchExpressions")):
             if isinstance(expr, dict) and as_str(expr.get("operator")) == "In":
-                out.setdefault(as_str(expr.get("key")), set()).update(as_str(v) for v in as_list(expr.get("values")))
+                out.setdefault(as_str(expr.get("key")), set()).update(
+                    as_str(v) for v in as_list(expr.get("values"))
+                )
     return out
 
 
 def preferred(t: PodTemplate) -> dict[str, set[str]]:
     """Node labels a pod template prefers (preferred node-affinity `In` terms)."""
     out: dict[str, set[str]] = {}
-    for pref in as_list(get(t.spec, "affinity", "nodeAffinity", "preferredDuringSchedulingIgnoredDuringExecution")):
+    for pref in as_list(
+        get(t.spec, "affinity", "nodeAffinity", "preferredDuringSchedulingIgnoredDuringExecution")
+    ):
         for expr in as_list(get(pref, "preference", "matchExpressions")):
             if isinstance(expr, dict) and as_str(expr.get("operator")) == "In":
-                out.setdefault(as_str(expr.get("key")), set()).update(as_str(v) for v in as_list(expr.get("values")))
+                out.setdefault(as_str(expr.get("key")), set()).update(
+                    as_str(v) for v in as_list(expr.get("values"))
+                )
     return out
 
 
@@ -102,7 +131,9 @@ class Bundle:
     pods: list[Workload] = field(default_factory=list)
     nodes: list[NodeInfo] = field(default_factory=list)
     namespaces: dict[str, K8sObject] = field(default_factory=dict)
-    by_ns: dict[str, dict[str, list[K8sObject]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(list)))
+    by_ns: dict[str, dict[str, list[K8sObject]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(list))
+    )
     by_kind: dict[str, list[K8sObject]] = field(default_factory=lambda: defaultdict(list))
     priority_values: dict[str, int] = field(default_factory=dict)
     _system: dict[tuple[str, str], bool] = field(default_factory=dict, repr=False)
@@ -111,7 +142,9 @@ class Bundle:
 
     @classmethod
     def build(cls, inputs: Inputs, config: AuditConfig) -> Bundle:
-        b = cls(config=config, objects=inputs.objects, pools=inputs.pools, specs=inputs.specs, live=inputs.live)
+        b = cls(
+            config=config, objects=inputs.objects, pools=inputs.pools, specs=inputs.specs, live=inputs.live
+        )
         for obj in inputs.objects:
             b.by_kind[obj.kind].append(obj)
             ns = b.ns_of(obj)
@@ -129,7 +162,8 @@ class Bundle:
                 if obj.kind == "Pod":
                     b.pods.append(w)
                 owned = obj.kind == "Pod" and any(
-                    isinstance(o, dict) and o.get("controller") for o in as_list(get(obj.data, "metadata", "ownerReferences"))
+                    isinstance(o, dict) and o.get("controller")
+                    for o in as_list(get(obj.data, "metadata", "ownerReferences"))
                 )
                 if not owned:
                     b.workloads.append(w)
@@ -170,7 +204,9 @@ class Bundle:
     def gpu_workloads(self, *, system: bool = False) -> list[Workload]:
         """GPU workloads, without GPU system components unless `system`."""
         if system not in self._gpu_workloads:
-            self._gpu_workloads[system] = [w for w in self.workloads if w.is_gpu() and (system or not self.is_system(w.obj))]
+            self._gpu_workloads[system] = [
+                w for w in self.workloads if w.is_gpu() and (system or not self.is_system(w.obj))
+            ]
         return self._gpu_workloads[system]
 
     # --- classes and capacity -------------------------------------------------------------
@@ -193,7 +229,9 @@ class Bundle:
             return "inference"
         if kind in TRAINING_KINDS:
             return "training"
-        if kind in BATCH_KINDS - {"RayCluster"} or (kind == "Pod" and as_str(get(w.obj.data, "spec", "restartPolicy")) in ("Never", "OnFailure")):
+        if kind in BATCH_KINDS - {"RayCluster"} or (
+            kind == "Pod" and as_str(get(w.obj.data, "spec", "restartPolicy")) in ("Never", "OnFailure")
+        ):
             return "batch"
         if kind == "Service" and w.obj.group == KNATIVE_GROUP:
             kind = "KnativeService"
@@ -209,10 +247,14 @@ class Bundle:
         spot = set(self.config.spot_taints)
         for p in self.pools:
             if p.gpu:
-                keys.update(t[0] for t in p.taints if t[2] in ("NoSchedule", "NoExecute") and t[0] not in spot)
+                keys.update(
+                    t[0] for t in p.taints if t[2] in ("NoSchedule", "NoExecute") and t[0] not in spot
+                )
         for n in self.nodes:
             if n.gpu:
-                keys.update(t[0] for t in n.taints if t[2] in ("NoSchedule", "NoExecute") and t[0] not in spot)
+                keys.update(
+                    t[0] for t in n.taints if t[2] in ("NoSchedule", "NoExecute") and t[0] not in spot
+                )
         self._taint_keys = keys
         return keys
 
@@ -242,7 +284,9 @@ class Bundle:
         hard = selector(t)
         for key, values in sorted(hard.items()):
             if key in spot_labels and spot_labels[key].lower() in {v.lower() for v in values}:
-                where: Path = ("nodeSelector", key) if key in as_dict(t.spec.get("nodeSelector")) else ("affinity",)
+                where: Path = (
+                    ("nodeSelector", key) if key in as_dict(t.spec.get("nodeSelector")) else ("affinity",)
+                )
                 return (f"requires node label {key}={spot_labels[key]}", (*t.path, *where))
         if hard:
             pools = self.matching_pools(t)

@@ -39,7 +39,13 @@ class Selector(_Model):
     file: str = ""
 
     def matches(self, rule: str, namespace: str, kind: str, name: str, file: str) -> bool:
-        pairs = ((self.rule, rule), (self.namespace, namespace), (self.kind, kind), (self.name, name), (self.file, file))
+        pairs = (
+            (self.rule, rule),
+            (self.namespace, namespace),
+            (self.kind, kind),
+            (self.name, name),
+            (self.file, file),
+        )
         return all(not pattern or fnmatch.fnmatchcase(value, pattern) for pattern, value in pairs)
 
 
@@ -58,13 +64,17 @@ class AuditConfig(_Model):
     ignore: list[str] = Field(default_factory=list, description="Rule ids switched off.")
     exclude: list[Selector] = Field(default_factory=list, description="Findings to drop, by selector.")
     exempt_system_components: bool = True
-    system_components: list[Selector] = Field(default_factory=lambda: [Selector(**s) for s in defaults()["systemComponents"]])
+    system_components: list[Selector] = Field(
+        default_factory=lambda: [Selector(**s) for s in defaults()["systemComponents"]]
+    )
     platform_namespaces: list[str] = Field(default_factory=_d("platformNamespaces"))
     team_labels: list[str] = Field(default_factory=_d("teamLabels"))
     class_labels: list[str] = Field(default_factory=_d("classLabels"))
     spot_node_labels: dict[str, str] = Field(default_factory=_d("spotNodeLabels"))
     spot_taints: list[str] = Field(default_factory=_d("spotTaints"))
-    gpu_host_paths: list[HostPath] = Field(default_factory=lambda: [HostPath(**h) for h in defaults()["gpuHostPaths"]])
+    gpu_host_paths: list[HostPath] = Field(
+        default_factory=lambda: [HostPath(**h) for h in defaults()["gpuHostPaths"]]
+    )
     device_env: list[str] = Field(default_factory=_d("deviceEnv"))
     no_device_values: list[str] = Field(default_factory=_d("noDeviceValues"))
     mutable_tags: list[str] = Field(default_factory=_d("mutableTags"))
@@ -85,8 +95,10 @@ class AuditConfig(_Model):
         return any(s.matches("", namespace, "", name, "") for s in self.system_components)
 
     def is_platform_namespace(self, namespace: str) -> bool:
-        return namespace in self.platform_namespaces or namespace.startswith("kube-") or any(
-            not s.name and s.namespace == namespace for s in self.system_components
+        return (
+            namespace in self.platform_namespaces
+            or namespace.startswith("kube-")
+            or any(not s.name and s.namespace == namespace for s in self.system_components)
         )
 
 

@@ -33,7 +33,9 @@ def find_rule(rule_id: str) -> Rule | None:
 def ignored_by_annotation(obj: K8sObject) -> set[str]:
     """Rule ids the object's `gpuplane.io/ignore` annotation switches off ('*' for all)."""
     text = obj.annotations.get(IGNORE_ANNOTATION, "")
-    ids = {part.strip().upper() for part in text.replace(";", ",").replace(" ", ",").split(",") if part.strip()}
+    ids = {
+        part.strip().upper() for part in text.replace(";", ",").replace(" ", ",").split(",") if part.strip()
+    }
     return {"*"} if ids & {"ALL", "*"} else ids
 
 
@@ -52,8 +54,12 @@ def _exempt(f: Finding, rule: Rule, b: Bundle) -> bool:
     """System components are exempt workloads; their config (e.g. the device plugin's time-slicing
     ConfigMap in gpu-operator) is what decides how tenants share GPUs, so it is still judged."""
     subject = f.subject
-    return (not rule.system and isinstance(subject, K8sObject) and subject.kind not in NON_WORKLOAD_KINDS
-            and b.is_system(subject))
+    return (
+        not rule.system
+        and isinstance(subject, K8sObject)
+        and subject.kind not in NON_WORKLOAD_KINDS
+        and b.is_system(subject)
+    )
 
 
 def run_rules(b: Bundle, selected: Iterable[Rule] | None = None) -> list[Finding]:

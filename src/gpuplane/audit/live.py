@@ -15,15 +15,30 @@ from gpuplane.errors import InputError
 
 # (API path, what it lists). Core and built-in groups first, then the GPU-world CRDs.
 LIST_PATHS: tuple[str, ...] = (
-    "/api/v1/nodes", "/api/v1/namespaces", "/api/v1/pods", "/api/v1/resourcequotas", "/api/v1/limitranges",
-    "/apis/apps/v1/deployments", "/apis/apps/v1/statefulsets", "/apis/apps/v1/daemonsets",
-    "/apis/batch/v1/jobs", "/apis/batch/v1/cronjobs", "/apis/networking.k8s.io/v1/networkpolicies",
-    "/apis/rbac.authorization.k8s.io/v1/roles", "/apis/rbac.authorization.k8s.io/v1/clusterroles",
-    "/apis/rbac.authorization.k8s.io/v1/rolebindings", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
-    "/apis/scheduling.k8s.io/v1/priorityclasses", "/apis/nvidia.com/v1/clusterpolicies",
-    "/apis/kueue.x-k8s.io/v1beta1/localqueues", "/apis/jobset.x-k8s.io/v1alpha2/jobsets",
-    "/apis/kubeflow.org/v1/pytorchjobs", "/apis/trainer.kubeflow.org/v1alpha1/trainjobs",
-    "/apis/ray.io/v1/rayjobs", "/apis/ray.io/v1/rayclusters", "/apis/serving.kserve.io/v1beta1/inferenceservices",
+    "/api/v1/nodes",
+    "/api/v1/namespaces",
+    "/api/v1/pods",
+    "/api/v1/resourcequotas",
+    "/api/v1/limitranges",
+    "/apis/apps/v1/deployments",
+    "/apis/apps/v1/statefulsets",
+    "/apis/apps/v1/daemonsets",
+    "/apis/batch/v1/jobs",
+    "/apis/batch/v1/cronjobs",
+    "/apis/networking.k8s.io/v1/networkpolicies",
+    "/apis/rbac.authorization.k8s.io/v1/roles",
+    "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+    "/apis/rbac.authorization.k8s.io/v1/rolebindings",
+    "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+    "/apis/scheduling.k8s.io/v1/priorityclasses",
+    "/apis/nvidia.com/v1/clusterpolicies",
+    "/apis/kueue.x-k8s.io/v1beta1/localqueues",
+    "/apis/jobset.x-k8s.io/v1alpha2/jobsets",
+    "/apis/kubeflow.org/v1/pytorchjobs",
+    "/apis/trainer.kubeflow.org/v1alpha1/trainjobs",
+    "/apis/ray.io/v1/rayjobs",
+    "/apis/ray.io/v1/rayclusters",
+    "/apis/serving.kserve.io/v1beta1/inferenceservices",
     "/apis/leaderworkerset.x-k8s.io/v1/leaderworkersets",
 )
 CONFIGMAP_NAMESPACES = ("gpu-operator", "nvidia-gpu-operator", "nvidia-device-plugin", "kube-system")
@@ -35,7 +50,8 @@ def _client(kubeconfig: str, context: str | None) -> Any:
     cfg = client.Configuration()
     try:
         config.load_kube_config(  # type: ignore[no-untyped-call]
-            config_file=kubeconfig, context=context, client_configuration=cfg, persist_config=False)
+            config_file=kubeconfig, context=context, client_configuration=cfg, persist_config=False
+        )
     except (config.ConfigException, OSError, ValueError, TypeError) as exc:
         raise InputError.single(kubeconfig, f"cannot use the kubeconfig: {exc}") from None
     cfg.retries = 1
@@ -47,7 +63,10 @@ def _get(api: Any, path: str) -> tuple[int, Any]:
     from kubernetes.client.exceptions import ApiException
 
     method, url, headers, _body, _post = api.param_serialize(
-        "GET", path, header_params={"Accept": "application/json"}, auth_settings=["BearerToken"],
+        "GET",
+        path,
+        header_params={"Accept": "application/json"},
+        auth_settings=["BearerToken"],
     )
     try:
         resp = api.call_api(method, url, header_params=headers, _request_timeout=30)

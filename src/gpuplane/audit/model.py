@@ -102,8 +102,16 @@ def rule(
         if id in _REGISTRY:
             raise ValueError(f"rule {id} registered twice")
         _REGISTRY[id] = Rule(
-            id=id, name=name, title=title, severity=severity, why=" ".join(why.split()), fix=" ".join(fix.split()),
-            tags=tags, check=check, system=system, security=security,
+            id=id,
+            name=name,
+            title=title,
+            severity=severity,
+            why=" ".join(why.split()),
+            fix=" ".join(fix.split()),
+            tags=tags,
+            check=check,
+            system=system,
+            security=security,
         )
         return check
 

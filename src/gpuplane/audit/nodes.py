@@ -12,12 +12,21 @@ from gpuplane.audit.objects import K8sObject, as_dict, as_list, as_str, get
 from gpuplane.audit.workloads import is_gpu_resource, quantity
 
 POOL_LABELS = (
-    "gpuplane.io/pool", "karpenter.sh/nodepool", "eks.amazonaws.com/nodegroup", "alpha.eksctl.io/nodegroup-name",
-    "kubernetes.azure.com/agentpool", "agentpool", "cloud.google.com/gke-nodepool",
+    "gpuplane.io/pool",
+    "karpenter.sh/nodepool",
+    "eks.amazonaws.com/nodegroup",
+    "alpha.eksctl.io/nodegroup-name",
+    "kubernetes.azure.com/agentpool",
+    "agentpool",
+    "cloud.google.com/gke-nodepool",
 )
 GPU_NODE_LABELS = (
-    "nvidia.com/gpu.present", "nvidia.com/gpu.count", "nvidia.com/gpu.product",
-    "cloud.google.com/gke-accelerator", "kubernetes.azure.com/accelerator", "k8s.amazonaws.com/accelerator",
+    "nvidia.com/gpu.present",
+    "nvidia.com/gpu.count",
+    "nvidia.com/gpu.product",
+    "cloud.google.com/gke-accelerator",
+    "kubernetes.azure.com/accelerator",
+    "k8s.amazonaws.com/accelerator",
 )
 
 
@@ -76,17 +85,27 @@ def node_info(obj: K8sObject) -> NodeInfo:
         if isinstance(t, dict):
             info.taints.append((as_str(t.get("key")), as_str(t.get("value")), as_str(t.get("effect"))))
     if "nvidia.com/cuda.driver-version.full" in labels:
-        info.driver, info.driver_label = labels["nvidia.com/cuda.driver-version.full"], "nvidia.com/cuda.driver-version.full"
+        info.driver, info.driver_label = (
+            labels["nvidia.com/cuda.driver-version.full"],
+            "nvidia.com/cuda.driver-version.full",
+        )
     elif "nvidia.com/cuda.driver.major" in labels:
         parts = [labels.get(f"nvidia.com/cuda.driver.{p}", "") for p in ("major", "minor", "rev")]
         info.driver, info.driver_label = ".".join(p for p in parts if p), "nvidia.com/cuda.driver.major"
     elif "nvidia.com/cuda.driver-version.major" in labels:
-        parts = [labels.get(f"nvidia.com/cuda.driver-version.{p}", "") for p in ("major", "minor", "revision")]
-        info.driver, info.driver_label = ".".join(p for p in parts if p), "nvidia.com/cuda.driver-version.major"
+        parts = [
+            labels.get(f"nvidia.com/cuda.driver-version.{p}", "") for p in ("major", "minor", "revision")
+        ]
+        info.driver, info.driver_label = (
+            ".".join(p for p in parts if p),
+            "nvidia.com/cuda.driver-version.major",
+        )
     if "nvidia.com/cuda.runtime-version.full" in labels:
         info.cuda = _version_tuple(labels["nvidia.com/cuda.runtime-version.full"])
     elif "nvidia.com/cuda.runtime.major" in labels:
-        info.cuda = _version_tuple(f"{labels['nvidia.com/cuda.runtime.major']}.{labels.get('nvidia.com/cuda.runtime.minor', '0')}")
+        info.cuda = _version_tuple(
+            f"{labels['nvidia.com/cuda.runtime.major']}.{labels.get('nvidia.com/cuda.runtime.minor', '0')}"
+        )
     replicas = quantity(labels.get("nvidia.com/gpu.replicas"))
     info.time_sliced = (
         labels.get("nvidia.com/gpu.sharing-strategy") == "time-slicing"

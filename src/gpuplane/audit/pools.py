@@ -16,8 +16,17 @@ from gpuplane.catalog import load_catalog
 
 Taint = tuple[str, str, str]  # key, value, effect (Kubernetes spelling)
 CLASS_LABEL_KEYS = (
-    "gpuplane.io/workload-class", "workload-class", "workloadClass", "workload", "workload-type",
-    "purpose", "role", "tier", "node-role", "nodepool-type", "usage",
+    "gpuplane.io/workload-class",
+    "workload-class",
+    "workloadClass",
+    "workload",
+    "workload-type",
+    "purpose",
+    "role",
+    "tier",
+    "node-role",
+    "nodepool-type",
+    "usage",
 )
 _AWS_GPU = re.compile(r"^(p[2-9]|g[3-9]|gr6|trn)[a-z0-9-]*\.", re.IGNORECASE)
 # Azure N-family with GPUs: NC (compute), ND (deep learning), NV (visualization); NP is FPGA.
@@ -124,8 +133,14 @@ def eksctl_pools(doc: Any, file: str) -> list[Pool]:
             types += [as_str(t) for t in as_list(ng.get("instanceTypes"))]
             types += [as_str(t) for t in as_list(get(ng, "instancesDistribution", "instanceTypes"))]
             types = [t for t in types if t]
-            p = Pool(name=as_str(ng.get("name")), source="eksctl", file=file, root=doc, path=(section, i),
-                     kind="NodeGroup" if section == "nodeGroups" else "ManagedNodeGroup")
+            p = Pool(
+                name=as_str(ng.get("name")),
+                source="eksctl",
+                file=file,
+                root=doc,
+                path=(section, i),
+                kind="NodeGroup" if section == "nodeGroups" else "ManagedNodeGroup",
+            )
             p.gpu = any(_AWS_GPU.match(t) for t in types)
             counts = [sku.gpus for t in types if (sku := catalog.vm_sku("eks", t)) is not None]
             p.gpus_per_node = min(counts) if counts else None
@@ -158,7 +173,10 @@ def _eksctl_size(p: Pool, ng: dict[str, Any]) -> None:
 
 def _eksctl_zones(p: Pool, ng: dict[str, Any], cluster_zones: list[str] | None) -> None:
     if ng.get("availabilityZones"):
-        p.zones, p.fields["zones"] = [as_str(z) for z in as_list(ng["availabilityZones"])], ("availabilityZones",)
+        p.zones, p.fields["zones"] = (
+            [as_str(z) for z in as_list(ng["availabilityZones"])],
+            ("availabilityZones",),
+        )
     elif isinstance(ng.get("subnets"), list) and ng["subnets"]:
         p.zones, p.fields["zones"] = [as_str(s) for s in ng["subnets"]], ("subnets",)
     elif cluster_zones:
@@ -215,7 +233,11 @@ def aks_pools(items: list[Any], file: str, root: Any, prefix: Path = ()) -> list
     return pools
 
 
-_GKE_EFFECT = {"NO_SCHEDULE": "NoSchedule", "PREFER_NO_SCHEDULE": "PreferNoSchedule", "NO_EXECUTE": "NoExecute"}
+_GKE_EFFECT = {
+    "NO_SCHEDULE": "NoSchedule",
+    "PREFER_NO_SCHEDULE": "PreferNoSchedule",
+    "NO_EXECUTE": "NoExecute",
+}
 
 
 def gke_pools(items: list[Any], file: str, root: Any, prefix: Path = ()) -> list[Pool]:
@@ -271,8 +293,15 @@ def _gke_pool(np: dict[str, Any], file: str, root: Any, path: Path) -> Pool:
         p.zones, p.fields["zones"] = [as_str(z) for z in as_list(np.get("locations"))], ("locations",)
     else:
         p.zones_known = False
-    p.taints = [(as_str(t.get("key")), as_str(t.get("value")), _GKE_EFFECT.get(as_str(t.get("effect")), as_str(t.get("effect"))))
-                for t in as_list(config.get("taints")) if isinstance(t, dict)]
+    p.taints = [
+        (
+            as_str(t.get("key")),
+            as_str(t.get("value")),
+            _GKE_EFFECT.get(as_str(t.get("effect")), as_str(t.get("effect"))),
+        )
+        for t in as_list(config.get("taints"))
+        if isinstance(t, dict)
+    ]
     p.fields["taints"] = ("config", "taints") if "taints" in config else ("name",)
     p.labels = _str_labels(config.get("labels"))
     p.classes = classes_from(p.name, p.labels)
@@ -288,24 +317,36 @@ def is_aks_list(data: Any) -> bool:
 def is_gke_list(data: Any) -> bool:
     items = data if isinstance(data, list) else [data]
     return bool(items) and all(
-        isinstance(i, dict) and isinstance(i.get("config"), dict) and "machineType" in i["config"] for i in items
+        isinstance(i, dict) and isinstance(i.get("config"), dict) and "machineType" in i["config"]
+        for i in items
     )
 
 
 def is_eksctl(data: Any) -> bool:
-    return isinstance(data, dict) and as_str(data.get("kind")) == "ClusterConfig" and "eksctl.io" in as_str(data.get("apiVersion"))
+    return (
+        isinstance(data, dict)
+        and as_str(data.get("kind")) == "ClusterConfig"
+        and "eksctl.io" in as_str(data.get("apiVersion"))
+    )
 
 
 KARPENTER_GPU_KEYS = (
-    "karpenter.k8s.aws/instance-gpu-count", "karpenter.k8s.aws/instance-gpu-name",
-    "karpenter.k8s.aws/instance-gpu-manufacturer", "karpenter.azure.com/sku-gpu-count",
-    "karpenter.azure.com/sku-gpu-name", "karpenter.azure.com/sku-gpu-manufacturer",
+    "karpenter.k8s.aws/instance-gpu-count",
+    "karpenter.k8s.aws/instance-gpu-name",
+    "karpenter.k8s.aws/instance-gpu-manufacturer",
+    "karpenter.azure.com/sku-gpu-count",
+    "karpenter.azure.com/sku-gpu-name",
+    "karpenter.azure.com/sku-gpu-manufacturer",
 )
 _AWS_GPU_FAMILY = re.compile(r"^(p[2-9][a-z]*|g[3-9][a-z]*|gr6)$")
 
 
 def is_karpenter(data: Any) -> bool:
-    return isinstance(data, dict) and as_str(data.get("kind")) == "NodePool" and as_str(data.get("apiVersion")).startswith("karpenter.sh/")
+    return (
+        isinstance(data, dict)
+        and as_str(data.get("kind")) == "NodePool"
+        and as_str(data.get("apiVersion")).startswith("karpenter.sh/")
+    )
 
 
 def karpenter_pools(doc: dict[str, Any], file: str) -> list[Pool]:
@@ -313,13 +354,22 @@ def karpenter_pools(doc: dict[str, Any], file: str) -> list[Pool]:
     spec = as_dict(get(doc, "spec", "template", "spec"))
     name = as_str(get(doc, "metadata", "name"))
     p = Pool(name=name, source="karpenter", file=file, root=doc, path=(), kind="NodePool")
-    reqs = {as_str(get(r, "key")): (i, as_str(get(r, "operator")), [as_str(v) for v in as_list(get(r, "values"))])
-            for i, r in enumerate(as_list(spec.get("requirements"))) if isinstance(r, dict)}
+    reqs = {
+        as_str(get(r, "key")): (i, as_str(get(r, "operator")), [as_str(v) for v in as_list(get(r, "values"))])
+        for i, r in enumerate(as_list(spec.get("requirements")))
+        if isinstance(r, dict)
+    }
     types = reqs.get("node.kubernetes.io/instance-type", (0, "", []))[2]
     families = reqs.get("karpenter.k8s.aws/instance-family", (0, "", []))[2]
-    p.gpu = (any(k in reqs for k in KARPENTER_GPU_KEYS) or any(_AWS_GPU.match(t) for t in types)
-             or any(_AWS_GPU_FAMILY.match(f) for f in families)
-             or (set(reqs.get("karpenter.k8s.aws/instance-category", (0, "", []))[2]) <= {"p", "g"} and "karpenter.k8s.aws/instance-category" in reqs))
+    p.gpu = (
+        any(k in reqs for k in KARPENTER_GPU_KEYS)
+        or any(_AWS_GPU.match(t) for t in types)
+        or any(_AWS_GPU_FAMILY.match(f) for f in families)
+        or (
+            set(reqs.get("karpenter.k8s.aws/instance-category", (0, "", []))[2]) <= {"p", "g"}
+            and "karpenter.k8s.aws/instance-category" in reqs
+        )
+    )
     counts = [sku.gpus for t in types if (sku := load_catalog().vm_sku("eks", t)) is not None]
     if counts and len(counts) == len(types):
         p.gpus_per_node = max(counts)
@@ -334,8 +384,11 @@ def karpenter_pools(doc: dict[str, Any], file: str) -> list[Pool]:
         p.zones, p.fields["zones"] = zones[2], ("spec", "template", "spec", "requirements", zones[0])
     else:
         p.zones_known = False
-    p.taints = [(as_str(t.get("key")), as_str(t.get("value")), as_str(t.get("effect")))
-                for t in as_list(spec.get("taints")) if isinstance(t, dict)]
+    p.taints = [
+        (as_str(t.get("key")), as_str(t.get("value")), as_str(t.get("effect")))
+        for t in as_list(spec.get("taints"))
+        if isinstance(t, dict)
+    ]
     p.fields["taints"] = ("spec", "template", "spec", "taints") if "taints" in spec else ("metadata", "name")
     p.labels = _str_labels(get(doc, "spec", "template", "metadata", "labels"))
     p.labels["karpenter.sh/nodepool"] = name

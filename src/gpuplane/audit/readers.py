@@ -117,7 +117,9 @@ def _documents(text: str, file: str, found: list[Finding]) -> list[tuple[Any, in
                 line = p.line + offset if p.line is not None else offset + 1
                 found.append(parse_finding(file, p.message, line, p.column))
         except (RecursionError, ValueError, TypeError, OverflowError, yaml.YAMLError) as exc:
-            found.append(parse_finding(file, f"cannot load this document: {type(exc).__name__}", offset + 1, 1))
+            found.append(
+                parse_finding(file, f"cannot load this document: {type(exc).__name__}", offset + 1, 1)
+            )
     return docs
 
 
@@ -153,11 +155,23 @@ def _classify(data: Any, line: int, file: str, text: str, single: bool, out: Inp
         out.pools += eksctl_pools(data, file)
     elif is_karpenter(data):
         out.pools += karpenter_pools(data, file)
-    elif isinstance(data, dict) and as_str(data.get("kind")) == "Platform" and "gpuplane.io" in as_str(data.get("apiVersion")):
+    elif (
+        isinstance(data, dict)
+        and as_str(data.get("kind")) == "Platform"
+        and "gpuplane.io" in as_str(data.get("apiVersion"))
+    ):
         try:
             spec = load_spec_input(text if single else _chunk_text(text, line), file)
         except InputError as exc:
-            out.findings += [parse_finding(file, f"invalid platform spec: {p.path}: {p.message}" if p.path else p.message, p.line, p.column) for p in exc.problems]
+            out.findings += [
+                parse_finding(
+                    file,
+                    f"invalid platform spec: {p.path}: {p.message}" if p.path else p.message,
+                    p.line,
+                    p.column,
+                )
+                for p in exc.problems
+            ]
         else:
             out.specs.append(spec)
             out.pools += spec.pools
@@ -208,7 +222,13 @@ def _read_file(path: Path) -> Inputs:
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
-            return Inputs(findings=[parse_finding(file, f"file too large to audit ({size} bytes, limit {MAX_FILE_BYTES})", 1, 1)])
+            return Inputs(
+                findings=[
+                    parse_finding(
+                        file, f"file too large to audit ({size} bytes, limit {MAX_FILE_BYTES})", 1, 1
+                    )
+                ]
+            )
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
         return Inputs(findings=[parse_finding(file, f"not UTF-8 text: {exc.reason}", 1, 1)])

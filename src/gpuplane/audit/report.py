@@ -19,7 +19,10 @@ def to_json(findings: list[Finding]) -> str:
     summary: dict[str, int] = {}
     for f in findings:
         summary[f.severity] = summary.get(f.severity, 0) + 1
-    doc = {"findings": [f.as_dict() for f in findings], "summary": {"total": len(findings), **dict(sorted(summary.items()))}}
+    doc = {
+        "findings": [f.as_dict() for f in findings],
+        "summary": {"total": len(findings), **dict(sorted(summary.items()))},
+    }
     return json.dumps(doc, indent=2) + "\n"
 
 
@@ -29,16 +32,24 @@ def to_table(findings: list[Finding]) -> str:
         return "no findings\n"
     rows = []
     for f in findings:
-        where = f.file + (f":{f.line}" if f.line is not None else "") + (f":{f.column}" if f.column is not None else "")
+        where = (
+            f.file
+            + (f":{f.line}" if f.line is not None else "")
+            + (f":{f.column}" if f.column is not None else "")
+        )
         obj = f"{f.kind} {f.namespace + '/' if f.namespace else ''}{f.name}".strip()
         rows.append((where, f.severity.upper(), f.rule, obj, f.message))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
-    lines = ["  ".join(cell.ljust(widths[i]) if i < 4 else cell for i, cell in enumerate(r)).rstrip() for r in rows]
+    lines = [
+        "  ".join(cell.ljust(widths[i]) if i < 4 else cell for i, cell in enumerate(r)).rstrip() for r in rows
+    ]
     counts: dict[str, int] = {}
     for f in findings:
         counts[f.severity] = counts.get(f.severity, 0) + 1
     order = ("critical", "high", "medium", "low", "info")
-    lines.append(f"{len(findings)} finding(s): " + ", ".join(f"{counts[s]} {s}" for s in order if s in counts))
+    lines.append(
+        f"{len(findings)} finding(s): " + ", ".join(f"{counts[s]} {s}" for s in order if s in counts)
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -64,7 +75,10 @@ def _sarif_rule(r: Rule) -> dict[str, Any]:
         "name": r.name,
         "shortDescription": {"text": r.title},
         "fullDescription": {"text": r.why},
-        "help": {"text": f"{r.why}\n\nHow to fix: {r.fix}", "markdown": f"**Why:** {r.why}\n\n**How to fix:** {r.fix}"},
+        "help": {
+            "text": f"{r.why}\n\nHow to fix: {r.fix}",
+            "markdown": f"**Why:** {r.why}\n\n**How to fix:** {r.fix}",
+        },
         "defaultConfiguration": {"level": SARIF_LEVEL[r.severity]},
         "properties": props,
     }
@@ -85,7 +99,9 @@ def _sarif_result(f: Finding, index: dict[str, int]) -> dict[str, Any]:
         result["ruleIndex"] = index[f.rule]
     if f.kind or f.name:
         fq = "/".join(p for p in (f.kind, f.namespace, f.name) if p)
-        result["locations"][0]["logicalLocations"] = [{"name": f.name or f.kind, "fullyQualifiedName": fq, "kind": "resource"}]
+        result["locations"][0]["logicalLocations"] = [
+            {"name": f.name or f.kind, "fullyQualifiedName": fq, "kind": "resource"}
+        ]
     return result
 
 
@@ -93,8 +109,13 @@ def to_sarif(findings: list[Finding], rules: list[Rule]) -> str:
     """A SARIF 2.1.0 log with one run, every rule described, and field-level regions."""
     index = {r.id: i for i, r in enumerate(rules)}
     run = {
-        "tool": {"driver": {"name": "gpuplane-audit", "version": __version__,
-                            "rules": [_sarif_rule(r) for r in rules]}},
+        "tool": {
+            "driver": {
+                "name": "gpuplane-audit",
+                "version": __version__,
+                "rules": [_sarif_rule(r) for r in rules],
+            }
+        },
         "results": [_sarif_result(f, index) for f in findings],
         "columnKind": "unicodeCodePoints",
     }

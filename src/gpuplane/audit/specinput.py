@@ -34,7 +34,9 @@ class SpecInput:
 
 def _pool(spec_pool: Any, index: int, raw: Any, file: str) -> Pool:
     entry = raw["nodePools"][index] if isinstance(raw, dict) else {}
-    p = Pool(name=spec_pool.name, source="spec", file=file, root=raw, path=("nodePools", index), kind="NodePool")
+    p = Pool(
+        name=spec_pool.name, source="spec", file=file, root=raw, path=("nodePools", index), kind="NodePool"
+    )
     p.gpu = spec_pool.is_gpu and spec_pool.gpus > 0
     p.gpus_per_node = spec_pool.gpus or None
     p.resources = derived.resources_per_node(spec_pool) if p.gpu else {}

@@ -14,19 +14,49 @@ from typing import Any
 from gpuplane.audit.objects import K8sObject, Path, as_dict, as_list, as_str, get
 
 GPU_RESOURCE_PREFIXES = ("nvidia.com/gpu", "nvidia.com/mig-", "amd.com/gpu")
-BATCH_KINDS = frozenset({
-    "Job", "CronJob", "JobSet", "PyTorchJob", "TFJob", "MPIJob", "XGBoostJob", "PaddleJob",
-    "JAXJob", "TrainJob", "RayJob", "RayCluster",
-})
-SERVING_KINDS = frozenset({
-    "Deployment", "StatefulSet", "InferenceService", "LeaderWorkerSet", "ReplicaSet", "RayService", "KnativeService",
-})
+BATCH_KINDS = frozenset(
+    {
+        "Job",
+        "CronJob",
+        "JobSet",
+        "PyTorchJob",
+        "TFJob",
+        "MPIJob",
+        "XGBoostJob",
+        "PaddleJob",
+        "JAXJob",
+        "TrainJob",
+        "RayJob",
+        "RayCluster",
+    }
+)
+SERVING_KINDS = frozenset(
+    {
+        "Deployment",
+        "StatefulSet",
+        "InferenceService",
+        "LeaderWorkerSet",
+        "ReplicaSet",
+        "RayService",
+        "KnativeService",
+    }
+)
 KNATIVE_GROUP = "serving.knative.dev"
 KSERVE_COMPONENTS = ("predictor", "transformer", "explainer")
 # KServe predictor keys that hold one container-like model server spec.
 KSERVE_RUNTIMES = (
-    "model", "pytorch", "tensorflow", "triton", "huggingface", "sklearn", "xgboost", "onnx",
-    "lightgbm", "paddle", "pmml", "custom",
+    "model",
+    "pytorch",
+    "tensorflow",
+    "triton",
+    "huggingface",
+    "sklearn",
+    "xgboost",
+    "onnx",
+    "lightgbm",
+    "paddle",
+    "pmml",
+    "custom",
 )
 KSERVE_CONTAINER = "kserve-container"
 BUILTIN_GROUPS = frozenset({"", "apps", "batch", "extensions"})
@@ -170,7 +200,11 @@ def _ray(obj: K8sObject, base: Path) -> Iterator[PodTemplate]:
         yield head
     for i, group in enumerate(as_list(get(obj.data, *base, "workerGroupSpecs"))):
         if isinstance(group, dict):
-            t = _template(obj, (*base, "workerGroupSpecs", i, "template"), as_str(group.get("groupName")) or f"worker{i}")
+            t = _template(
+                obj,
+                (*base, "workerGroupSpecs", i, "template"),
+                as_str(group.get("groupName")) or f"worker{i}",
+            )
             if t:
                 yield t
 
@@ -220,8 +254,11 @@ def _trainjob_overrides(obj: K8sObject) -> tuple[dict[str, Any], Path]:
     spec = as_dict(obj.data.get("spec"))
     for key, inner in (("podTemplateOverrides", "spec"), ("podSpecOverrides", "")):
         entries = [(i, e) for i, e in enumerate(as_list(spec.get(key))) if isinstance(e, dict)]
-        targets_node = [(i, e) for i, e in entries
-                        if any(as_str(get(t, "name")) == "node" for t in as_list(e.get("targetJobs")))]
+        targets_node = [
+            (i, e)
+            for i, e in entries
+            if any(as_str(get(t, "name")) == "node" for t in as_list(e.get("targetJobs")))
+        ]
         for i, entry in targets_node or entries:
             found = as_dict(entry.get(inner)) if inner else entry
             if found:
@@ -235,13 +272,19 @@ def _generic(obj: K8sObject, node: Any, path: Path, depth: int) -> Iterator[PodT
         return
     for key in sorted(node):
         child = node[key]
-        if key == "template" and isinstance(child, dict) and isinstance(get(child, "spec", "containers"), list):
+        if (
+            key == "template"
+            and isinstance(child, dict)
+            and isinstance(get(child, "spec", "containers"), list)
+        ):
             t = _template(obj, (*path, key))
             if t:
                 yield t
         elif key in ("container", "script") and isinstance(child, dict) and "image" in child:
             # Argo Workflows-style step: one container next to pod-level fields.
-            t = PodTemplate(spec=node, path=path, meta=as_dict(node.get("metadata")), role=as_str(node.get("name")))
+            t = PodTemplate(
+                spec=node, path=path, meta=as_dict(node.get("metadata")), role=as_str(node.get("name"))
+            )
             t.containers = [Container(child, (*path, key))]
             yield t
         elif isinstance(child, dict):
@@ -272,13 +315,22 @@ def pod_templates(obj: K8sObject) -> list[PodTemplate]:
     if kind == "JobSet":
         out: list[PodTemplate] = []
         for i, rj in enumerate(as_list(get(obj.data, "spec", "replicatedJobs"))):
-            found = _template(obj, ("spec", "replicatedJobs", i, "template", "spec", "template"), as_str(get(rj, "name")))
+            found = _template(
+                obj, ("spec", "replicatedJobs", i, "template", "spec", "template"), as_str(get(rj, "name"))
+            )
             if found:
                 out.append(found)
         return out
     if kind == "LeaderWorkerSet":
         base: Path = ("spec", "leaderWorkerTemplate")
-        return [t for t in (_template(obj, (*base, "leaderTemplate"), "leader"), _template(obj, (*base, "workerTemplate"), "worker")) if t]
+        return [
+            t
+            for t in (
+                _template(obj, (*base, "leaderTemplate"), "leader"),
+                _template(obj, (*base, "workerTemplate"), "worker"),
+            )
+            if t
+        ]
     if kind == "RayCluster":
         return list(_ray(obj, ("spec",)))
     if kind == "RayJob":
@@ -298,11 +350,39 @@ def pod_templates(obj: K8sObject) -> list[PodTemplate]:
     return list(_generic(obj, obj.data.get("spec"), ("spec",), 0))
 
 
-NON_WORKLOAD_KINDS = frozenset({
-    "Namespace", "Node", "ResourceQuota", "LimitRange", "NetworkPolicy", "Role", "ClusterRole",
-    "RoleBinding", "ClusterRoleBinding", "ConfigMap", "Secret", "Service", "ServiceAccount",
-    "PriorityClass", "ClusterPolicy", "LocalQueue", "ClusterQueue", "ResourceFlavor",
-    "WorkloadPriorityClass", "CustomResourceDefinition", "PersistentVolumeClaim", "PersistentVolume",
-    "StorageClass", "Ingress", "PodDisruptionBudget", "HorizontalPodAutoscaler", "Platform",
-    "ClusterConfig", "Endpoints", "EndpointSlice", "Event", "Lease",
-})
+NON_WORKLOAD_KINDS = frozenset(
+    {
+        "Namespace",
+        "Node",
+        "ResourceQuota",
+        "LimitRange",
+        "NetworkPolicy",
+        "Role",
+        "ClusterRole",
+        "RoleBinding",
+        "ClusterRoleBinding",
+        "ConfigMap",
+        "Secret",
+        "Service",
+        "ServiceAccount",
+        "PriorityClass",
+        "ClusterPolicy",
+        "LocalQueue",
+        "ClusterQueue",
+        "ResourceFlavor",
+        "WorkloadPriorityClass",
+        "CustomResourceDefinition",
+        "PersistentVolumeClaim",
+        "PersistentVolume",
+        "StorageClass",
+        "Ingress",
+        "PodDisruptionBudget",
+        "HorizontalPodAutoscaler",
+        "Platform",
+        "ClusterConfig",
+        "Endpoints",
+        "EndpointSlice",
+        "Event",
+        "Lease",
+    }
+)

@@ -52,7 +52,9 @@ def _require(entry: dict[str, Any], key: str, where: str) -> Any:
 def _profile(name: str, row: list[Any], where: str) -> MigProfile:
     """A MIG profile from its compact row `[compute, memory, max, placements, source, min_driver?]`."""
     if not isinstance(row, list) or len(row) not in (5, 6):
-        raise CatalogDataError(f"{where}: profile {name!r} must be [compute, memory, max, placements, source]")
+        raise CatalogDataError(
+            f"{where}: profile {name!r} must be [compute, memory, max, placements, source]"
+        )
     match = _PROFILE_GB.match(name)
     if match is None:
         raise CatalogDataError(f"{where}: cannot read the memory size from profile name {name!r}")

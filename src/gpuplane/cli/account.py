@@ -11,28 +11,58 @@ from rich.console import Console
 from gpuplane.errors import InputError
 from gpuplane.outputs import write_text_atomic
 
-Url = Annotated[str, typer.Option("--prometheus", help="Prometheus base URL, e.g. http://prometheus:9090 "
-                                  "(a bearer token is read from GPUPLANE_PROMETHEUS_TOKEN).")]
+Url = Annotated[
+    str,
+    typer.Option(
+        "--prometheus",
+        help="Prometheus base URL, e.g. http://prometheus:9090 "
+        "(a bearer token is read from GPUPLANE_PROMETHEUS_TOKEN).",
+    ),
+]
 SpecFile = Annotated[Path, typer.Option("--spec", help="Platform spec (pools, teams, prices).")]
 
 
 def account_command(
     prometheus: Url,
     spec_file: SpecFile,
-    since: Annotated[str | None, typer.Option(
-        "--since", help="Window ending now (or at --end): 30m, 6h, 7d, 2w. Default 7d.", show_default=False)] = None,
-    start: Annotated[str | None, typer.Option(
-        "--start", help="Window start: ISO 8601 (UTC if no zone) or Unix seconds.", show_default=False)] = None,
-    end: Annotated[str | None, typer.Option("--end", help="Window end (default now).", show_default=False)] = None,
-    step: Annotated[str | None, typer.Option(
-        "--step", help="Resolution, e.g. 30s (default: 30s up to a week, coarser beyond).",
-        show_default=False)] = None,
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since",
+            help="Window ending now (or at --end): 30m, 6h, 7d, 2w. Default 7d.",
+            show_default=False,
+        ),
+    ] = None,
+    start: Annotated[
+        str | None,
+        typer.Option(
+            "--start", help="Window start: ISO 8601 (UTC if no zone) or Unix seconds.", show_default=False
+        ),
+    ] = None,
+    end: Annotated[
+        str | None, typer.Option("--end", help="Window end (default now).", show_default=False)
+    ] = None,
+    step: Annotated[
+        str | None,
+        typer.Option(
+            "--step",
+            help="Resolution, e.g. 30s (default: 30s up to a week, coarser beyond).",
+            show_default=False,
+        ),
+    ] = None,
     output: Annotated[str, typer.Option("--output", "-o", help="table, json or csv.")] = "table",
-    report: Annotated[Path | None, typer.Option(
-        "--report", help="Also write the HTML report here.", show_default=False)] = None,
-    export_workload: Annotated[Path | None, typer.Option(
-        "--export-workload", help="Write the observed pods as a gpuplane workload CSV "
-        "(replay with `gpuplane simulate -w FILE`).", show_default=False)] = None,
+    report: Annotated[
+        Path | None, typer.Option("--report", help="Also write the HTML report here.", show_default=False)
+    ] = None,
+    export_workload: Annotated[
+        Path | None,
+        typer.Option(
+            "--export-workload",
+            help="Write the observed pods as a gpuplane workload CSV "
+            "(replay with `gpuplane simulate -w FILE`).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Account allocated, useful, idle, failed and unallocated GPU time and its cost from Prometheus."""
     from gpuplane.account import engine, export
@@ -62,11 +92,21 @@ def exporter_command(
     spec_file: SpecFile,
     port: Annotated[int, typer.Option("--port", help="Port for /metrics and /healthz.")] = 9480,
     address: Annotated[str, typer.Option("--address", help="Address to listen on.")] = "0.0.0.0",
-    interval: Annotated[str, typer.Option("--interval", help="How often to recompute from Prometheus.")] = "60s",
-    window: Annotated[str, typer.Option("--window", help="Trailing window the gpuplane_* figures cover.")] = "1h",
+    interval: Annotated[
+        str, typer.Option("--interval", help="How often to recompute from Prometheus.")
+    ] = "60s",
+    window: Annotated[
+        str, typer.Option("--window", help="Trailing window the gpuplane_* figures cover.")
+    ] = "1h",
     step: Annotated[str, typer.Option("--step", help="Resolution of the integrals.")] = "30s",
-    once: Annotated[Path | None, typer.Option(
-        "--once", help="Compute once, write the exposition text to this file and exit.", show_default=False)] = None,
+    once: Annotated[
+        Path | None,
+        typer.Option(
+            "--once",
+            help="Compute once, write the exposition text to this file and exit.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Serve the account views as gpuplane_* Prometheus metrics, with /healthz."""
     from gpuplane.account import engine
@@ -74,8 +114,12 @@ def exporter_command(
     from gpuplane.spec import load_spec
 
     spec = load_spec(spec_file)
-    exporter = Exporter(prometheus, spec, window_s=engine.parse_duration(window, "--window"),
-                        step_s=engine.parse_duration(step, "--step"))
+    exporter = Exporter(
+        prometheus,
+        spec,
+        window_s=engine.parse_duration(window, "--window"),
+        step_s=engine.parse_duration(step, "--step"),
+    )
     interval_s = engine.parse_duration(interval, "--interval")
     if once is not None:
         if not exporter.refresh():

@@ -21,17 +21,38 @@ audit_app = typer.Typer(
     no_args_is_help=False,
 )
 
-FilesOpt = Annotated[list[str] | None, typer.Option("-f", "--file", help="Manifest file, directory or '-' for stdin (repeatable).")]
-SpecOpt = Annotated[str | None, typer.Option("--spec", help="gpuplane platform spec (its node pools are audited).")]
-PoolsOpt = Annotated[list[str] | None, typer.Option(
-    "--nodepools", help="eksctl ClusterConfig, `az aks nodepool list -o json` or "
-    "`gcloud container node-pools list --format=json` output (repeatable).")]
-KubeOpt = Annotated[str | None, typer.Option("--kubeconfig", help="Audit a live cluster (read-only) with this kubeconfig.")]
+FilesOpt = Annotated[
+    list[str] | None,
+    typer.Option("-f", "--file", help="Manifest file, directory or '-' for stdin (repeatable)."),
+]
+SpecOpt = Annotated[
+    str | None, typer.Option("--spec", help="gpuplane platform spec (its node pools are audited).")
+]
+PoolsOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--nodepools",
+        help="eksctl ClusterConfig, `az aks nodepool list -o json` or "
+        "`gcloud container node-pools list --format=json` output (repeatable).",
+    ),
+]
+KubeOpt = Annotated[
+    str | None, typer.Option("--kubeconfig", help="Audit a live cluster (read-only) with this kubeconfig.")
+]
 ContextOpt = Annotated[str | None, typer.Option("--context", help="kubeconfig context to use.")]
 OutputOpt = Annotated[str, typer.Option("-o", "--output", help="table, json or sarif.")]
-FailOpt = Annotated[str, typer.Option("--fail-on", help="Exit 1 when a finding is at or above this severity (info..critical, or never).")]
-ConfigOpt = Annotated[Path | None, typer.Option("--config", help="Audit config file (ignore, exclude, systemComponents, ...).")]
-OutOpt = Annotated[Path | None, typer.Option("--out", help="Write the report to this file (atomically) instead of stdout.")]
+FailOpt = Annotated[
+    str,
+    typer.Option(
+        "--fail-on", help="Exit 1 when a finding is at or above this severity (info..critical, or never)."
+    ),
+]
+ConfigOpt = Annotated[
+    Path | None, typer.Option("--config", help="Audit config file (ignore, exclude, systemComponents, ...).")
+]
+OutOpt = Annotated[
+    Path | None, typer.Option("--out", help="Write the report to this file (atomically) instead of stdout.")
+]
 
 
 @audit_app.callback(invoke_without_command=True)
@@ -101,14 +122,21 @@ def _emit(text: str, out: Path | None) -> None:
 
 
 @audit_app.command("rules")
-def rules_cmd(output: Annotated[str, typer.Option("-o", "--output", help="table or json.")] = "table") -> None:
+def rules_cmd(
+    output: Annotated[str, typer.Option("-o", "--output", help="table or json.")] = "table",
+) -> None:
     """List every audit rule: id, severity and title."""
     import json
 
     from gpuplane.audit import rules
 
     if output == "json":
-        typer.echo(json.dumps([{"id": r.id, "name": r.name, "severity": r.severity, "title": r.title} for r in rules()], indent=2))
+        typer.echo(
+            json.dumps(
+                [{"id": r.id, "name": r.name, "severity": r.severity, "title": r.title} for r in rules()],
+                indent=2,
+            )
+        )
         return
     for r in rules():
         typer.echo(f"{r.id}  {r.severity:<8}  {r.title}")
@@ -127,7 +155,11 @@ def explain_cmd(rule_id: Annotated[str, typer.Argument(help="Rule id, e.g. GPU00
 
 
 @audit_app.command("docs")
-def docs_cmd(out: Annotated[Path | None, typer.Option("-o", "--out", help="Write the Markdown here (e.g. docs/audit-rules.md).")] = None) -> None:
+def docs_cmd(
+    out: Annotated[
+        Path | None, typer.Option("-o", "--out", help="Write the Markdown here (e.g. docs/audit-rules.md).")
+    ] = None,
+) -> None:
     """Generate the rule reference (Markdown) from the rule objects."""
     from gpuplane.audit import render_docs, rules
 

@@ -24,15 +24,22 @@ def explain(
         typer.Option("-f", "--filename", help="File, directory or - (stdin) with Kueue objects; repeatable."),
     ] = None,
     cycles: Annotated[
-        int, typer.Option("--cycles", min=1, help="Scheduling cycles to run; victims are released between cycles.")
+        int,
+        typer.Option(
+            "--cycles", min=1, help="Scheduling cycles to run; victims are released between cycles."
+        ),
     ] = 1,
     fair_sharing: Annotated[
         bool,
-        typer.Option("--fair-sharing", help="Turn on fair sharing (also on when a Kueue Configuration has fairSharing)."),
+        typer.Option(
+            "--fair-sharing",
+            help="Turn on fair sharing (also on when a Kueue Configuration has fairSharing).",
+        ),
     ] = False,
     output: Annotated[Output, typer.Option("-o", "--output", help="table or json.")] = Output.table,
     kubeconfig: Annotated[
-        str | None, typer.Option("--kubeconfig", help="Read the objects from a cluster (read-only) instead of files.")
+        str | None,
+        typer.Option("--kubeconfig", help="Read the objects from a cluster (read-only) instead of files."),
     ] = None,
     context: Annotated[str | None, typer.Option("--context", help="kubeconfig context to use.")] = None,
 ) -> None:

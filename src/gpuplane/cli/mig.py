@@ -35,8 +35,12 @@ class Output(StrEnum):
 
 GpuOption = Annotated[str, typer.Option("--gpu", "-g", help=GPU_HELP)]
 OutputOption = Annotated[Output, typer.Option("--output", "-o", help="table or json.")]
-ProfilesArg = Annotated[list[str], typer.Argument(help="MIG profiles for ONE GPU, e.g. 3g.40gb 2g.20gb 1g.10gb.")]
-MediaOption = Annotated[bool, typer.Option("--with-media", help="Also use the +me (media extension) profiles.")]
+ProfilesArg = Annotated[
+    list[str], typer.Argument(help="MIG profiles for ONE GPU, e.g. 3g.40gb 2g.20gb 1g.10gb.")
+]
+MediaOption = Annotated[
+    bool, typer.Option("--with-media", help="Also use the +me (media extension) profiles.")
+]
 
 
 def _accelerator(name: str, *, need_mig: bool = True) -> Accelerator:
@@ -79,16 +83,22 @@ def check(
     if fit.unknown:
         raise InputError.single("command line", fit.reason, path="PROFILES")
     if output is Output.json:
-        _print_json({
-            "gpu": acc.name,
-            "fits": fit.fits,
-            "reason": fit.reason,
-            "placements": [
-                {"profile": p, "start": s, "memory_slices": acc.mig_profiles[p].memory_slices,
-                 "resource": mig_resource_name(p)}
-                for p, s in fit.placements
-            ],
-        })
+        _print_json(
+            {
+                "gpu": acc.name,
+                "fits": fit.fits,
+                "reason": fit.reason,
+                "placements": [
+                    {
+                        "profile": p,
+                        "start": s,
+                        "memory_slices": acc.mig_profiles[p].memory_slices,
+                        "resource": mig_resource_name(p),
+                    }
+                    for p, s in fit.placements
+                ],
+            }
+        )
     elif fit.fits:
         typer.echo(f"{acc.name}: layout fits ({fit.reason.removeprefix('fits: ')})")
         typer.echo(f"{'#':>2}  {'profile':<12} {'start':>5}  {'slices':<7} resource")
@@ -120,8 +130,10 @@ def layouts(
     for layout in found:
         compute = sum(acc.mig_profiles[p].compute_slices for p in layout)
         memory = sum(acc.mig_profiles[p].memory_slices for p in layout)
-        typer.echo(f"  {' + '.join(layout):<60} compute {compute}/{acc.compute_slices}  "
-                   f"memory {memory}/{acc.memory_slices}")
+        typer.echo(
+            f"  {' + '.join(layout):<60} compute {compute}/{acc.compute_slices}  "
+            f"memory {memory}/{acc.memory_slices}"
+        )
 
 
 def profiles(
@@ -131,20 +143,30 @@ def profiles(
     """List the MIG profiles of a GPU with slices, max count and valid start slots."""
     acc = _accelerator(gpu)
     rows: list[dict[str, Any]] = [
-        {"profile": p.name, "compute_slices": p.compute_slices, "memory_slices": p.memory_slices,
-         "max_count": p.max_count, "placements": p.placements, "resource": p.resource_name,
-         "placement_source": p.placement_source}
+        {
+            "profile": p.name,
+            "compute_slices": p.compute_slices,
+            "memory_slices": p.memory_slices,
+            "max_count": p.max_count,
+            "placements": p.placements,
+            "resource": p.resource_name,
+            "placement_source": p.placement_source,
+        }
         for p in acc.mig_profiles.values()
     ]
     if output is Output.json:
         _print_json({"gpu": acc.name, "source": acc.source, "profiles": rows})
         return
     typer.echo(f"{acc.name} ({acc.compute_slices} compute / {acc.memory_slices} memory slices; {acc.source})")
-    typer.echo(f"  {'profile':<12} {'compute':>7} {'memory':>6} {'max':>3}  {'starts':<16} {'placements':<10} resource")
+    typer.echo(
+        f"  {'profile':<12} {'compute':>7} {'memory':>6} {'max':>3}  {'starts':<16} {'placements':<10} resource"
+    )
     for r in rows:
         starts = ",".join(str(s) for s in r["placements"])
-        typer.echo(f"  {r['profile']:<12} {r['compute_slices']:>7} {r['memory_slices']:>6} {r['max_count']:>3}  "
-                   f"{starts:<16} {r['placement_source']:<10} {r['resource']}")
+        typer.echo(
+            f"  {r['profile']:<12} {r['compute_slices']:>7} {r['memory_slices']:>6} {r['max_count']:>3}  "
+            f"{starts:<16} {r['placement_source']:<10} {r['resource']}"
+        )
 
 
 def configs(

@@ -51,12 +51,31 @@ def _usage_error(err: Console, message: str) -> None:
 
 def render_command(
     spec_file: Annotated[Path, typer.Argument(metavar="SPEC", help="The platform spec (YAML).")],
-    output: Annotated[str | None, typer.Option(
-        "-o", "--output", metavar="DIR|-", help="Directory to write (replaced atomically), or - for a YAML stream on stdout.")] = None,
-    check: Annotated[Path | None, typer.Option(
-        "--check", metavar="DIR", help="Exit 1 if DIR differs from what the spec renders (GitOps drift), 0 if the same.")] = None,
-    kueue_api: Annotated[str, typer.Option(
-        "--kueue-api", metavar="VERSION", help="Kueue API version: v1beta2 (default) or v1beta1 for older installs.")] = "v1beta2",
+    output: Annotated[
+        str | None,
+        typer.Option(
+            "-o",
+            "--output",
+            metavar="DIR|-",
+            help="Directory to write (replaced atomically), or - for a YAML stream on stdout.",
+        ),
+    ] = None,
+    check: Annotated[
+        Path | None,
+        typer.Option(
+            "--check",
+            metavar="DIR",
+            help="Exit 1 if DIR differs from what the spec renders (GitOps drift), 0 if the same.",
+        ),
+    ] = None,
+    kueue_api: Annotated[
+        str,
+        typer.Option(
+            "--kueue-api",
+            metavar="VERSION",
+            help="Kueue API version: v1beta2 (default) or v1beta1 for older installs.",
+        ),
+    ] = "v1beta2",
 ) -> None:
     """Render the platform spec: Kueue queues, tenancy, GPU Operator values, node pools, alerts, dashboard."""
     err = Console(stderr=True, highlight=False, soft_wrap=True)

@@ -184,7 +184,9 @@ def _report_skipped(err: Console, results: list[RunResult]) -> None:
     for problem in problems[:20]:
         err.print(str(problem), markup=False)
     if problems:
-        err.print(f"{len(problems)} bad trace rows were skipped (--strict makes them fail the run)", markup=False)
+        err.print(
+            f"{len(problems)} bad trace rows were skipped (--strict makes them fail the run)", markup=False
+        )
 
 
 def register(app: typer.Typer) -> None:

@@ -24,7 +24,9 @@ from gpuplane.kueue.preemption import PreemptionCtx, Target, classical_targets, 
 from gpuplane.kueue.snapshot import CQState, Snapshot
 
 
-def get_targets(snap: Snapshot, wl: Workload, state: CQState, frs: Iterable[FR], requests: dict[FR, int]) -> list[Target]:
+def get_targets(
+    snap: Snapshot, wl: Workload, state: CQState, frs: Iterable[FR], requests: dict[FR, int]
+) -> list[Target]:
     """Preemption targets for `wl` (classical or fair sharing, as configured)."""
     ctx = PreemptionCtx(snap, wl, state, frozenset(frs), requests)
     if snap.fair_sharing is not None:

@@ -147,8 +147,13 @@ class Source:
 
 
 def source(
-    snap: Snapshot, state: CQState, frs: frozenset[FR], policy: str, incoming: Workload,
-    lca: rn.Node | None = None, advantage: bool = False,
+    snap: Snapshot,
+    state: CQState,
+    frs: frozenset[FR],
+    policy: str,
+    incoming: Workload,
+    lca: rn.Node | None = None,
+    advantage: bool = False,
 ) -> Source | None:
     """The candidates of `state` that `policy` lets `incoming` preempt, or None."""
     if policy not in ("LowerPriority", "LowerOrNewerEqualPriority", "Any"):

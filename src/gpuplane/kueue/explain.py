@@ -24,7 +24,9 @@ def _latest_time(parsed: Parsed) -> float:
     return max(times)
 
 
-def run_explain(parsed: Parsed, cycles: int = 1, fair_sharing: bool | None = None) -> tuple[Snapshot, list[CycleResult]]:
+def run_explain(
+    parsed: Parsed, cycles: int = 1, fair_sharing: bool | None = None
+) -> tuple[Snapshot, list[CycleResult]]:
     """Build a snapshot and run `cycles` cycles; victims are released between cycles."""
     snap = Snapshot.from_objects(parsed.objects, fair_sharing=True if fair_sharing else None)
     snap.notes = [*parsed.notes, *snap.notes]
@@ -49,7 +51,9 @@ def to_json(snap: Snapshot, results: list[CycleResult]) -> dict[str, Any]:
                     {
                         "workload": a.workload,
                         "clusterQueue": a.cluster_queue,
-                        "podSets": [{"name": p.name, "count": p.count, "flavors": p.flavors} for p in a.pod_sets],
+                        "podSets": [
+                            {"name": p.name, "count": p.count, "flavors": p.flavors} for p in a.pod_sets
+                        ],
                         "borrowingLevel": a.borrowing,
                     }
                     for a in r.admitted
@@ -65,7 +69,12 @@ def to_json(snap: Snapshot, results: list[CycleResult]) -> dict[str, Any]:
                     for p in r.preempted
                 ],
                 "pending": [
-                    {"workload": p.workload, "clusterQueue": p.cluster_queue, "queue": p.queue, "reason": p.reason}
+                    {
+                        "workload": p.workload,
+                        "clusterQueue": p.cluster_queue,
+                        "queue": p.queue,
+                        "reason": p.reason,
+                    }
                     for p in r.pending
                 ],
             }
@@ -92,7 +101,8 @@ def print_tables(console: Console, snap: Snapshot, results: list[CycleResult]) -
             t = Table("workload", "ClusterQueue", "pod sets (count: flavors)", title="admitted")
             for a in r.admitted:
                 ps = "; ".join(
-                    f"{p.name} x{p.count}: " + ", ".join(f"{k}={v}" for k, v in p.flavors.items()) for p in a.pod_sets
+                    f"{p.name} x{p.count}: " + ", ".join(f"{k}={v}" for k, v in p.flavors.items())
+                    for p in a.pod_sets
                 )
                 t.add_row(a.workload, a.cluster_queue, ps)
             console.print(t)

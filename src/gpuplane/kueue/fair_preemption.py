@@ -154,7 +154,10 @@ class _TargetOrdering:
         stack = self.stacks[cq.name]
         hit = self._tie_keys.get(cq.name)
         if hit is None or hit[0] != len(stack):
-            hit = self._tie_keys[cq.name] = (len(stack), candidate_order_key(stack[-1][0], cq.name, self.me.name))
+            hit = self._tie_keys[cq.name] = (
+                len(stack),
+                candidate_order_key(stack[-1][0], cq.name, self.me.name),
+            )
         return hit[1]
 
 
@@ -266,7 +269,9 @@ def _second_pass(
     for cq_name in ordering:
         target = snap.cqs[cq_name]
         new_share, old_share = shares.now(target)
-        if new_share < old_share and _remove(ctx, ordering.pop(cq_name), target, IN_COHORT_FAIR_SHARING, targets):
+        if new_share < old_share and _remove(
+            ctx, ordering.pop(cq_name), target, IN_COHORT_FAIR_SHARING, targets
+        ):
             return True, targets
         ordering.drop(cq_name)
     return False, targets

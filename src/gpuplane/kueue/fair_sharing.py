@@ -107,9 +107,13 @@ class _Ranked:
         values: dict[str, tuple[int, Share]] = {}
         for child, ancestor in zip(self.path, self.path[1:], strict=False):
             delta = deltas.get(child, {})
-            borrowing = 1 if any(
-                child.usage.get(fr, 0) + delta.get(fr, 0) > child.subtree.get(fr, 0) for fr in self.usage
-            ) else 0
+            borrowing = (
+                1
+                if any(
+                    child.usage.get(fr, 0) + delta.get(fr, 0) > child.subtree.get(fr, 0) for fr in self.usage
+                )
+                else 0
+            )
             values[ancestor.name] = (borrowing, dominant_share(child, delta))
         self.values = values
 

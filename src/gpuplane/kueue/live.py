@@ -13,8 +13,12 @@ from gpuplane.errors import InputError
 from gpuplane.kueue.parse import Parsed, parse_objects
 
 GROUP = "kueue.x-k8s.io"
-CLUSTER_SCOPED = (("resourceflavors", "ResourceFlavor"), ("clusterqueues", "ClusterQueue"),
-                  ("cohorts", "Cohort"), ("workloadpriorityclasses", "WorkloadPriorityClass"))
+CLUSTER_SCOPED = (
+    ("resourceflavors", "ResourceFlavor"),
+    ("clusterqueues", "ClusterQueue"),
+    ("cohorts", "Cohort"),
+    ("workloadpriorityclasses", "WorkloadPriorityClass"),
+)
 NAMESPACED = (("localqueues", "LocalQueue"), ("workloads", "Workload"))
 
 

@@ -100,7 +100,9 @@ def _tolerations(items: object) -> tuple[Toleration, ...]:
 
 def _requirements(items: object) -> tuple[SelectorRequirement, ...]:
     return tuple(
-        SelectorRequirement(str(r.get("key", "")), str(r.get("operator", "")), tuple(str(v) for v in _l(r.get("values"))))
+        SelectorRequirement(
+            str(r.get("key", "")), str(r.get("operator", "")), tuple(str(v) for v in _l(r.get("values")))
+        )
         for r in _l(items)
         if isinstance(r, Mapping)
     )
@@ -171,8 +173,12 @@ def _cluster_queue(name: str, spec: Mapping[str, Any]) -> ClusterQueue:
             max_priority_threshold=None if threshold is None else int(threshold),
         ),
         flavor_fungibility=FlavorFungibility(
-            when_can_borrow=_FUNGIBILITY.get(str(fung.get("whenCanBorrow")), str(fung.get("whenCanBorrow") or "MayStopSearch")),
-            when_can_preempt=_FUNGIBILITY.get(str(fung.get("whenCanPreempt")), str(fung.get("whenCanPreempt") or "TryNextFlavor")),
+            when_can_borrow=_FUNGIBILITY.get(
+                str(fung.get("whenCanBorrow")), str(fung.get("whenCanBorrow") or "MayStopSearch")
+            ),
+            when_can_preempt=_FUNGIBILITY.get(
+                str(fung.get("whenCanPreempt")), str(fung.get("whenCanPreempt") or "TryNextFlavor")
+            ),
             preference=fung.get("preference"),
         ),
         fair_weight=_weight(spec, base),
@@ -182,7 +188,9 @@ def _cluster_queue(name: str, spec: Mapping[str, Any]) -> ClusterQueue:
 
 def _container_requests(c: Mapping[str, Any], path: tuple[str | int, ...]) -> dict[str, int]:
     res = _m(c.get("resources"))
-    out = {str(k): _q(v, (*path, "resources", "requests", str(k))) for k, v in _m(res.get("requests")).items()}
+    out = {
+        str(k): _q(v, (*path, "resources", "requests", str(k))) for k, v in _m(res.get("requests")).items()
+    }
     for k, v in _m(res.get("limits")).items():
         out.setdefault(str(k), _q(v, (*path, "resources", "limits", str(k))))
     return out
@@ -203,7 +211,11 @@ def pod_requests(pod_spec: Mapping[str, Any], path: tuple[str | int, ...]) -> di
 
 
 def _affinity(pod_spec: Mapping[str, Any]) -> tuple[tuple[SelectorRequirement, ...], ...] | None:
-    req = _m(_m(_m(pod_spec.get("affinity")).get("nodeAffinity")).get("requiredDuringSchedulingIgnoredDuringExecution"))
+    req = _m(
+        _m(_m(pod_spec.get("affinity")).get("nodeAffinity")).get(
+            "requiredDuringSchedulingIgnoredDuringExecution"
+        )
+    )
     terms = _l(req.get("nodeSelectorTerms"))
     if not terms:
         return None
@@ -256,7 +268,9 @@ def _admission(status: Mapping[str, Any], pod_sets: list[PodSet]) -> Admission |
     return Admission(str(adm["clusterQueue"]), psas)
 
 
-def _workload(meta: Mapping[str, Any], spec: Mapping[str, Any], status: Mapping[str, Any], source: str) -> Workload:
+def _workload(
+    meta: Mapping[str, Any], spec: Mapping[str, Any], status: Mapping[str, Any], source: str
+) -> Workload:
     ns = str(meta.get("namespace") or "")
     wl = Workload(
         namespace=ns,
@@ -314,11 +328,22 @@ def _object(obj: Mapping[str, Any], source: str, ctx: _Ctx) -> None:
         fs = obj.get("fairSharing")
         if isinstance(fs, Mapping):
             strategies = tuple(str(s) for s in _l(fs.get("preemptionStrategies")))
-            out.objects.append(FairSharingConfig(fs.get("enable", True) is not False, strategies or FairSharingConfig().preemption_strategies))
+            out.objects.append(
+                FairSharingConfig(
+                    fs.get("enable", True) is not False,
+                    strategies or FairSharingConfig().preemption_strategies,
+                )
+            )
     elif not api.startswith(KUEUE_GROUP + "/"):
-        out.notes.append(f"{source}: skipped {kind or 'object without kind'} {name} ({api or 'no apiVersion'})")
+        out.notes.append(
+            f"{source}: skipped {kind or 'object without kind'} {name} ({api or 'no apiVersion'})"
+        )
     elif kind == "ResourceFlavor":
-        taints = tuple(Taint(str(t.get("key", "")), str(t.get("value", "")), str(t.get("effect", "NoSchedule"))) for t in _l(spec.get("nodeTaints")) if isinstance(t, Mapping))
+        taints = tuple(
+            Taint(str(t.get("key", "")), str(t.get("value", "")), str(t.get("effect", "NoSchedule")))
+            for t in _l(spec.get("nodeTaints"))
+            if isinstance(t, Mapping)
+        )
         labels = {str(k): str(v) for k, v in _m(spec.get("nodeLabels")).items()}
         out.objects.append(ResourceFlavor(name, labels, taints, _tolerations(spec.get("tolerations"))))
     elif kind == "ClusterQueue":
@@ -327,7 +352,14 @@ def _object(obj: Mapping[str, Any], source: str, ctx: _Ctx) -> None:
         parent = spec.get("parentName") or spec.get("parent") or None
         out.objects.append(Cohort(name, parent, _groups(spec, ("spec",)), _weight(spec, ("spec",))))
     elif kind == "LocalQueue":
-        out.objects.append(LocalQueue(str(meta.get("namespace") or ""), name, str(spec.get("clusterQueue", "")), str(spec.get("stopPolicy") or "None")))
+        out.objects.append(
+            LocalQueue(
+                str(meta.get("namespace") or ""),
+                name,
+                str(spec.get("clusterQueue", "")),
+                str(spec.get("stopPolicy") or "None"),
+            )
+        )
     elif kind == "WorkloadPriorityClass":
         ctx.classes[("WorkloadPriorityClass", name)] = PriorityClass(name, int(obj.get("value", 0)))
     elif kind == "Workload":
@@ -338,7 +370,11 @@ def _object(obj: Mapping[str, Any], source: str, ctx: _Ctx) -> None:
         ref_obj = _m(spec.get("priorityClassRef"))
         ref = ref_obj.get("name") or spec.get("priorityClassName")
         source_kind = str(ref_obj.get("kind") or spec.get("priorityClassSource") or "")
-        pc_kind = "PriorityClass" if source_kind in ("PriorityClass", "scheduling.k8s.io/priorityclass") else "WorkloadPriorityClass"
+        pc_kind = (
+            "PriorityClass"
+            if source_kind in ("PriorityClass", "scheduling.k8s.io/priorityclass")
+            else "WorkloadPriorityClass"
+        )
         if spec.get("priority") is None and ref:
             ctx.wanted_class[id(wl)] = (pc_kind, str(ref))
         out.objects.append(wl)
@@ -358,7 +394,15 @@ def parse_documents(docs: Iterable[Document]) -> Parsed:
             _object(doc.data, f"{doc.file}:{doc.line}", ctx)
         except _Bad as bad:
             pos = locate(doc.data, bad.path)
-            problems.append(Problem(doc.file, pos[0] if pos else doc.line, pos[1] if pos else None, ".".join(str(p) for p in bad.path), bad.message))
+            problems.append(
+                Problem(
+                    doc.file,
+                    pos[0] if pos else doc.line,
+                    pos[1] if pos else None,
+                    ".".join(str(p) for p in bad.path),
+                    bad.message,
+                )
+            )
         except (TypeError, ValueError) as exc:
             problems.append(Problem(doc.file, doc.line, None, "", f"cannot read object: {exc}"))
     if problems:

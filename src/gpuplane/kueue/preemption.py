@@ -77,10 +77,19 @@ def uses_resources(snap: Snapshot, wl: Workload, frs: frozenset[FR]) -> bool:
     return usage is not None and not frs.isdisjoint(usage)
 
 
-def candidate_order_key(wl: Workload, cq_name: str, preemptor_cq: str) -> tuple[int, int, int, float, str, str]:
+def candidate_order_key(
+    wl: Workload, cq_name: str, preemptor_cq: str
+) -> tuple[int, int, int, float, str, str]:
     """CandidatesOrdering: evicted first, other CQs first, lower priority, most recently admitted."""
     reserved = wl.quota_reserved_time if wl.quota_reserved_time is not None else math.inf
-    return (0 if wl.evicted else 1, 1 if cq_name == preemptor_cq else 0, wl.priority, -reserved, wl.uid, wl.key)
+    return (
+        0 if wl.evicted else 1,
+        1 if cq_name == preemptor_cq else 0,
+        wl.priority,
+        -reserved,
+        wl.uid,
+        wl.key,
+    )
 
 
 def remove_workloads(snap: Snapshot, workloads: Iterable[tuple[Workload, CQState]], sign: int = -1) -> None:

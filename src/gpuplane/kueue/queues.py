@@ -24,8 +24,15 @@ Shape = tuple[object, ...]
 def shape_of(wl: Workload) -> Shape:
     """Scheduling-equivalence hash: pod sets' names, counts, requests, selectors, tolerations."""
     return tuple(
-        (ps.name, ps.count, ps.min_count, tuple(sorted(ps.per_pod.items())),
-         tuple(sorted(ps.node_selector.items())), ps.tolerations, ps.affinity_terms)
+        (
+            ps.name,
+            ps.count,
+            ps.min_count,
+            tuple(sorted(ps.per_pod.items())),
+            tuple(sorted(ps.node_selector.items())),
+            ps.tolerations,
+            ps.affinity_terms,
+        )
         for ps in wl.pod_sets
     )
 

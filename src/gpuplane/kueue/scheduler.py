@@ -134,7 +134,13 @@ def _fits(snap: Snapshot, e: Entry, victims: dict[str, Target]) -> bool:
     return all(v <= rn.cq_available(node, fr, shift) for fr, v in e.usage().items())
 
 
-def _process(snap: Snapshot, e: Entry, victims: dict[str, Target], reserved: list[tuple[CQState, dict[FR, int]]], result: CycleResult) -> None:
+def _process(
+    snap: Snapshot,
+    e: Entry,
+    victims: dict[str, Target],
+    reserved: list[tuple[CQState, dict[FR, int]]],
+    result: CycleResult,
+) -> None:
     mode = e.mode()
     if mode == MODE_NOFIT:
         return
@@ -173,7 +179,11 @@ def _admit(snap: Snapshot, e: Entry, usage: dict[FR, int], result: CycleResult) 
     out_ps = []
     for ps in e.assignment.podsets:
         flavors = {res: fc.flavor for res, fc in sorted(ps.flavors.items())}
-        psas.append(PodSetAssignment(ps.name, flavors, {r: q for r, q in ps.requests.items() if r in flavors}, ps.count))
+        psas.append(
+            PodSetAssignment(
+                ps.name, flavors, {r: q for r, q in ps.requests.items() if r in flavors}, ps.count
+            )
+        )
         out_ps.append(AdmittedPodSet(ps.name, ps.count, flavors))
     snap.admit(e.wl, e.state.name, dict(usage), Admission(e.state.name, psas))
     e.status = "admitted"
@@ -244,4 +254,13 @@ def pending_report(snap: Snapshot) -> list[Pending]:
     return out
 
 
-__all__ = ["HEAP", "INADMISSIBLE", "Admitted", "AdmittedPodSet", "CycleResult", "Pending", "Preempted", "schedule_cycle"]
+__all__ = [
+    "HEAP",
+    "INADMISSIBLE",
+    "Admitted",
+    "AdmittedPodSet",
+    "CycleResult",
+    "Pending",
+    "Preempted",
+    "schedule_cycle",
+]

@@ -117,7 +117,9 @@ class Snapshot:
                 snap.namespaces[obj.name] = obj
         snap._build_tree(cqs, cohorts)
         if snap.namespaces is None and any(c.namespace_selector != LabelSelector() for c in cqs):
-            snap.notes.append("no Namespace objects in the input: ClusterQueue namespaceSelectors are not checked")
+            snap.notes.append(
+                "no Namespace objects in the input: ClusterQueue namespaceSelectors are not checked"
+            )
         workloads = sorted((o for o in objs if isinstance(o, Workload)), key=lambda w: w.key)
         for wl in workloads:
             if wl.admission is not None:

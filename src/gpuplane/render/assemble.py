@@ -18,70 +18,155 @@ def _kueue_files(spec: PlatformSpec, api: str, result: RenderResult) -> None:
     def of(kind: str) -> list[dict[str, Any]]:
         return [o for o in objects if o["kind"] == kind]
 
-    result.add_objects("kueue/resource-flavors.yaml", "kueue", "one ResourceFlavor per GPU pool: its node labels "
-                       "and taints, so admitted pods land on that pool", of("ResourceFlavor"))
-    result.add_objects("kueue/cohorts.yaml", "kueue", "cohorts the teams' ClusterQueues borrow and lend in "
-                       "(parents form the hierarchy)", of("Cohort"))
-    result.add_objects("kueue/cluster-queues.yaml", "kueue", "one ClusterQueue per team: GPU quota per pool "
-                       "(nominal/borrowing/lending) with cpu and memory in proportion, preemption, fair sharing",
-                       of("ClusterQueue"))
-    result.add_objects("kueue/local-queues.yaml", "kueue", "one LocalQueue per team namespace: where the team "
-                       "submits workloads (kueue.x-k8s.io/queue-name)", of("LocalQueue"))
-    result.add_objects("kueue/workload-priority-classes.yaml", "kueue", "Kueue priorities with the spec's "
-                       "priority class names and values", of("WorkloadPriorityClass"))
+    result.add_objects(
+        "kueue/resource-flavors.yaml",
+        "kueue",
+        "one ResourceFlavor per GPU pool: its node labels and taints, so admitted pods land on that pool",
+        of("ResourceFlavor"),
+    )
+    result.add_objects(
+        "kueue/cohorts.yaml",
+        "kueue",
+        "cohorts the teams' ClusterQueues borrow and lend in (parents form the hierarchy)",
+        of("Cohort"),
+    )
+    result.add_objects(
+        "kueue/cluster-queues.yaml",
+        "kueue",
+        "one ClusterQueue per team: GPU quota per pool "
+        "(nominal/borrowing/lending) with cpu and memory in proportion, preemption, fair sharing",
+        of("ClusterQueue"),
+    )
+    result.add_objects(
+        "kueue/local-queues.yaml",
+        "kueue",
+        "one LocalQueue per team namespace: where the team submits workloads (kueue.x-k8s.io/queue-name)",
+        of("LocalQueue"),
+    )
+    result.add_objects(
+        "kueue/workload-priority-classes.yaml",
+        "kueue",
+        "Kueue priorities with the spec's priority class names and values",
+        of("WorkloadPriorityClass"),
+    )
     config = kueue.kueue_configuration(spec, api)
     if config is not None:
-        header = ("# Merge into Kueue's controller_manager_config.yaml (ConfigMap kueue-manager-config in\n"
-                  "# kueue-system, or the Helm chart's managerConfig.controllerManagerConfigYaml), then restart\n"
-                  "# the kueue controller: fair sharing is an installation-wide setting, not an object to apply.\n")
-        result.add_text("kueue/kueue-configuration.yaml", "kueue", "Kueue Configuration fragment: fair sharing "
-                        "on, with the spec's preemption strategies", header + emit(config))
+        header = (
+            "# Merge into Kueue's controller_manager_config.yaml (ConfigMap kueue-manager-config in\n"
+            "# kueue-system, or the Helm chart's managerConfig.controllerManagerConfigYaml), then restart\n"
+            "# the kueue controller: fair sharing is an installation-wide setting, not an object to apply.\n"
+        )
+        result.add_text(
+            "kueue/kueue-configuration.yaml",
+            "kueue",
+            "Kueue Configuration fragment: fair sharing on, with the spec's preemption strategies",
+            header + emit(config),
+        )
 
 
 def _tenancy_files(spec: PlatformSpec, result: RenderResult) -> None:
     objs = tenancy.tenancy_objects(spec)
-    result.add_objects("tenancy/namespaces.yaml", "tenancy", "team namespaces with team, Pod Security "
-                       "(enforce baseline, warn restricted) and Kueue labels; the monitoring namespace",
-                       objs["namespaces"])
-    result.add_objects("tenancy/resource-quotas.yaml", "tenancy", "requests.<gpu resource> capped at what the "
-                       "team can hold through Kueue, so pods that bypass Kueue cannot take more", objs["quotas"])
-    result.add_objects("tenancy/limit-ranges.yaml", "tenancy", "default cpu/memory requests for containers "
-                       "that set none (no GPU max: it would reject every non-GPU container)", objs["limits"])
-    result.add_objects("tenancy/role-bindings.yaml", "tenancy", "the teams' identity groups get `edit` and "
-                       "Kueue's batch-user role in their namespaces", objs["rbac"])
-    result.add_objects("tenancy/network-policies.yaml", "tenancy", "default deny, with DNS and same-namespace "
-                       "traffic allowed", objs["network"])
-    result.add_objects("tenancy/priority-classes.yaml", "tenancy", "pod PriorityClasses matching the Kueue "
-                       "WorkloadPriorityClasses", objs["priority"])
+    result.add_objects(
+        "tenancy/namespaces.yaml",
+        "tenancy",
+        "team namespaces with team, Pod Security "
+        "(enforce baseline, warn restricted) and Kueue labels; the monitoring namespace",
+        objs["namespaces"],
+    )
+    result.add_objects(
+        "tenancy/resource-quotas.yaml",
+        "tenancy",
+        "requests.<gpu resource> capped at what the "
+        "team can hold through Kueue, so pods that bypass Kueue cannot take more",
+        objs["quotas"],
+    )
+    result.add_objects(
+        "tenancy/limit-ranges.yaml",
+        "tenancy",
+        "default cpu/memory requests for containers "
+        "that set none (no GPU max: it would reject every non-GPU container)",
+        objs["limits"],
+    )
+    result.add_objects(
+        "tenancy/role-bindings.yaml",
+        "tenancy",
+        "the teams' identity groups get `edit` and Kueue's batch-user role in their namespaces",
+        objs["rbac"],
+    )
+    result.add_objects(
+        "tenancy/network-policies.yaml",
+        "tenancy",
+        "default deny, with DNS and same-namespace traffic allowed",
+        objs["network"],
+    )
+    result.add_objects(
+        "tenancy/priority-classes.yaml",
+        "tenancy",
+        "pod PriorityClasses matching the Kueue WorkloadPriorityClasses",
+        objs["priority"],
+    )
 
 
 def _device_files(spec: PlatformSpec, result: RenderResult) -> None:
-    result.add_text("devices/gpu-operator-values.yaml", "devices", "GPU Operator Helm values: driver, toolkit, "
-                    "device plugin and its config, DCGM exporter with ServiceMonitor, MIG manager, MIG strategy",
-                    operator.operator_values_text(spec))
+    result.add_text(
+        "devices/gpu-operator-values.yaml",
+        "devices",
+        "GPU Operator Helm values: driver, toolkit, "
+        "device plugin and its config, DCGM exporter with ServiceMonitor, MIG manager, MIG strategy",
+        operator.operator_values_text(spec),
+    )
     mig = operator.mig_parted_configmap(spec)
     if mig:
-        result.add_objects("devices/mig-parted-config.yaml", "devices", "MIG layouts per pool; nodes select "
-                           "one with the nvidia.com/mig.config label", [mig])
+        result.add_objects(
+            "devices/mig-parted-config.yaml",
+            "devices",
+            "MIG layouts per pool; nodes select one with the nvidia.com/mig.config label",
+            [mig],
+        )
     plugin = operator.device_plugin_configmap(spec)
     if plugin:
-        result.add_objects("devices/device-plugin-config.yaml", "devices", "time-slicing / MPS configs per pool; "
-                           "nodes select one with the nvidia.com/device-plugin.config label", [plugin])
+        result.add_objects(
+            "devices/device-plugin-config.yaml",
+            "devices",
+            "time-slicing / MPS configs per pool; "
+            "nodes select one with the nvidia.com/device-plugin.config label",
+            [plugin],
+        )
     result.notes.extend(operator.operator_notes(spec))
 
 
 def _monitoring_files(spec: PlatformSpec, result: RenderResult) -> None:
-    result.add_objects("monitoring/prometheus-rules.yaml", "monitoring", "alerts: GPU allocated but idle, XID "
-                       "errors, GPU work pending too long, pool at maxNodes", [monitoring.prometheus_rule(spec)])
-    result.add_text("monitoring/grafana-dashboard.json", "monitoring", "Grafana dashboard: platform, workload "
-                    "and financial views (import it, or use the ConfigMap)", dashboard.dashboard_json(spec))
-    result.add_objects("monitoring/grafana-dashboard-configmap.yaml", "monitoring", "the dashboard for Grafana's "
-                       "sidecar (label grafana_dashboard=1)", [dashboard.dashboard_configmap(spec)])
-    result.add_objects("monitoring/gpuplane-exporter.yaml", "monitoring", "the gpuplane exporter that serves "
-                       "the gpuplane_* metrics the dashboard and alerts read", exporter_manifests(spec))
-    result.add_text("monitoring/kube-state-metrics-values.yaml", "monitoring", "kube-state-metrics Helm values: "
-                    "export the node and pod labels gpuplane account and the dashboard join on",
-                    monitoring.kube_state_metrics_values_text())
+    result.add_objects(
+        "monitoring/prometheus-rules.yaml",
+        "monitoring",
+        "alerts: GPU allocated but idle, XID errors, GPU work pending too long, pool at maxNodes",
+        [monitoring.prometheus_rule(spec)],
+    )
+    result.add_text(
+        "monitoring/grafana-dashboard.json",
+        "monitoring",
+        "Grafana dashboard: platform, workload and financial views (import it, or use the ConfigMap)",
+        dashboard.dashboard_json(spec),
+    )
+    result.add_objects(
+        "monitoring/grafana-dashboard-configmap.yaml",
+        "monitoring",
+        "the dashboard for Grafana's sidecar (label grafana_dashboard=1)",
+        [dashboard.dashboard_configmap(spec)],
+    )
+    result.add_objects(
+        "monitoring/gpuplane-exporter.yaml",
+        "monitoring",
+        "the gpuplane exporter that serves the gpuplane_* metrics the dashboard and alerts read",
+        exporter_manifests(spec),
+    )
+    result.add_text(
+        "monitoring/kube-state-metrics-values.yaml",
+        "monitoring",
+        "kube-state-metrics Helm values: "
+        "export the node and pod labels gpuplane account and the dashboard join on",
+        monitoring.kube_state_metrics_values_text(),
+    )
 
 
 def _quota_notes(spec: PlatformSpec) -> list[str]:
@@ -106,7 +191,9 @@ def render_all(spec: PlatformSpec, kueue_api: str = "v1beta2") -> RenderResult:
     if spec.cluster.provider == "gke":
         result.notes.extend(gke.notes(spec))
     _monitoring_files(spec, result)
-    result.index.append(IndexEntry("index.yaml", "index", "this index, machine-readable: every file, its objects and why"))
+    result.index.append(
+        IndexEntry("index.yaml", "index", "this index, machine-readable: every file, its objects and why")
+    )
     result.index.append(IndexEntry("README.md", "index", "this index for people"))
     result.files["index.yaml"] = index_yaml(result, spec.cluster.name)
     result.files["README.md"] = index_markdown(result, spec.cluster.name)

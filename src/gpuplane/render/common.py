@@ -21,8 +21,12 @@ def managed_labels(extra: dict[str, str] | None = None) -> dict[str, str]:
     return dict(sorted(labels.items()))
 
 
-def metadata(name: str, namespace: str | None = None, labels: dict[str, str] | None = None,
-             annotations: dict[str, str] | None = None) -> dict[str, Any]:
+def metadata(
+    name: str,
+    namespace: str | None = None,
+    labels: dict[str, str] | None = None,
+    annotations: dict[str, str] | None = None,
+) -> dict[str, Any]:
     """An object's metadata block in the conventional key order."""
     meta: dict[str, Any] = {"name": name}
     if namespace is not None:
@@ -43,7 +47,11 @@ def k8s_object(api_version: str, kind: str, meta: dict[str, Any], **body: Any) -
 def effective_taints(spec: PlatformSpec, pool: NodePool) -> list[Taint]:
     """The pool's spec taints plus the ones its provider adds on its own (AKS spot)."""
     taints = list(pool.taints)
-    if spec.cluster.provider == "aks" and pool.spot.enabled and all(t.key != AKS_SPOT_TAINT.key for t in taints):
+    if (
+        spec.cluster.provider == "aks"
+        and pool.spot.enabled
+        and all(t.key != AKS_SPOT_TAINT.key for t in taints)
+    ):
         taints.append(AKS_SPOT_TAINT)
     return taints
 

@@ -80,8 +80,9 @@ def cohort_objects(spec: PlatformSpec, api: str = "v1beta2") -> list[dict[str, A
     return out
 
 
-def _resource_entry(name: str, nominal: int | str, borrowing: int | str | None,
-                    lending: int | str | None) -> dict[str, Any]:
+def _resource_entry(
+    name: str, nominal: int | str, borrowing: int | str | None, lending: int | str | None
+) -> dict[str, Any]:
     entry: dict[str, Any] = {"name": name, "nominalQuota": nominal}
     if borrowing is not None:
         entry["borrowingLimit"] = borrowing
@@ -101,11 +102,14 @@ def _resource_group(flavors: list[FlavorQuota], in_cohort: bool) -> dict[str, An
             if quota is None:
                 resources.append(_resource_entry(name, 0, None, None))
             else:
-                resources.append(_resource_entry(
-                    name, quota.nominal,
-                    quota.borrowing if in_cohort else None,
-                    quota.lending if in_cohort else None,
-                ))
+                resources.append(
+                    _resource_entry(
+                        name,
+                        quota.nominal,
+                        quota.borrowing if in_cohort else None,
+                        quota.lending if in_cohort else None,
+                    )
+                )
         group_flavors.append({"name": fq.flavor, "resources": resources})
     return {"coveredResources": covered, "flavors": group_flavors}
 
@@ -119,7 +123,10 @@ def _preemption(spec: PlatformSpec) -> dict[str, Any]:
     # borrowWithinCohort is classical preemption only, and must be Never when reclaim is Never.
     if not spec.queueing.fair_sharing.enabled and pre.reclaim_within_cohort != "Never":
         borrow: dict[str, Any] = {"policy": pre.borrow_within_cohort.policy}
-        if pre.borrow_within_cohort.policy != "Never" and pre.borrow_within_cohort.max_priority_threshold is not None:
+        if (
+            pre.borrow_within_cohort.policy != "Never"
+            and pre.borrow_within_cohort.max_priority_threshold is not None
+        ):
             borrow["maxPriorityThreshold"] = pre.borrow_within_cohort.max_priority_threshold
         out["borrowWithinCohort"] = borrow
     return out
@@ -155,9 +162,14 @@ def local_queues(team: Team, api: str = "v1beta2") -> list[dict[str, Any]]:
     annotations = {ANNOTATION_DEFAULT_PRIORITY: team.priority_class} if team.priority_class else None
     return [
         k8s_object(
-            _api_version(api), "LocalQueue",
-            metadata(derived.local_queue_name(team), namespace=ns, labels={derived.LABEL_TEAM: team.name},
-                     annotations=annotations),
+            _api_version(api),
+            "LocalQueue",
+            metadata(
+                derived.local_queue_name(team),
+                namespace=ns,
+                labels={derived.LABEL_TEAM: team.name},
+                annotations=annotations,
+            ),
             spec={"clusterQueue": derived.cluster_queue_name(team)},
         )
         for ns in team.namespaces

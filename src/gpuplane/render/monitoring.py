@@ -45,7 +45,8 @@ def gpu_rules(spec: PlatformSpec) -> list[dict[str, Any]]:
         "GPUAllocatedButIdle",
         f'avg by (namespace, pod, Hostname, gpu) (avg_over_time(DCGM_FI_DEV_GPU_UTIL{{pod!=""}}[5m])) '
         f"< {alerts.idle_util_percent:g}",
-        f"{alerts.idle_minutes}m", "warning",
+        f"{alerts.idle_minutes}m",
+        "warning",
         "GPU allocated to {{ $labels.namespace }}/{{ $labels.pod }} is idle",
         f"GPU {{{{ $labels.gpu }}}} on {{{{ $labels.Hostname }}}} has been below {alerts.idle_util_percent:g}% "
         f"utilisation for {alerts.idle_minutes} minutes while allocated: it costs money and does no work.",
@@ -53,7 +54,8 @@ def gpu_rules(spec: PlatformSpec) -> list[dict[str, Any]]:
     xid = _rule(
         "GPUXidError",
         "max by (Hostname, gpu, modelName) (max_over_time(DCGM_FI_DEV_XID_ERRORS[5m])) > 0",
-        "0m", "critical",
+        "0m",
+        "critical",
         "GPU reported an XID error on {{ $labels.Hostname }}",
         "GPU {{ $labels.gpu }} ({{ $labels.modelName }}) reported XID {{ $value }}; check the driver "
         "log and consider draining the node.",
@@ -62,14 +64,16 @@ def gpu_rules(spec: PlatformSpec) -> list[dict[str, Any]]:
         "GPUPodsPendingTooLong",
         '(sum by (namespace, pod) (kube_pod_container_resource_requests{resource=~"nvidia_com_.*"}) > 0) '
         'and on (namespace, pod) (kube_pod_status_phase{phase="Pending"} == 1)',
-        f"{alerts.pending_minutes}m", "warning",
+        f"{alerts.pending_minutes}m",
+        "warning",
         "GPU pod {{ $labels.namespace }}/{{ $labels.pod }} pending too long",
         f"A pod requesting GPUs has been Pending for more than {alerts.pending_minutes} minutes.",
     )
     pending_workloads = _rule(
         "GPUWorkloadsPendingTooLong",
         "sum by (team) (gpuplane_pending_workloads) > 0",
-        f"{alerts.pending_minutes}m", "warning",
+        f"{alerts.pending_minutes}m",
+        "warning",
         "Team {{ $labels.team }} has Kueue workloads pending",
         f"Team {{{{ $labels.team }}}} has had workloads waiting in Kueue for more than "
         f"{alerts.pending_minutes} minutes: its quota or the cohort is full.",
@@ -84,14 +88,17 @@ def pool_rules(spec: PlatformSpec) -> list[dict[str, Any]]:
     for pool in gpu_pools(spec):
         if pool.max_nodes <= 0:
             continue
-        rules.append(_rule(
-            "GPUPoolAtMaxNodes",
-            f'max(gpuplane_nodes{{pool="{pool.name}"}}) >= {pool.max_nodes}',
-            f"{minutes}m", "warning",
-            f"GPU pool {pool.name} is at its maximum of {pool.max_nodes} nodes",
-            f"Pool {pool.name} has run at maxNodes ({pool.max_nodes}) for {minutes} minutes; new work "
-            "waits. Raise maxNodes or the provider quota, or move work to another pool.",
-        ))
+        rules.append(
+            _rule(
+                "GPUPoolAtMaxNodes",
+                f'max(gpuplane_nodes{{pool="{pool.name}"}}) >= {pool.max_nodes}',
+                f"{minutes}m",
+                "warning",
+                f"GPU pool {pool.name} is at its maximum of {pool.max_nodes} nodes",
+                f"Pool {pool.name} has run at maxNodes ({pool.max_nodes}) for {minutes} minutes; new work "
+                "waits. Raise maxNodes or the provider quota, or move work to another pool.",
+            )
+        )
     return rules
 
 

@@ -115,8 +115,12 @@ def mig_parted_configmap(spec: PlatformSpec) -> dict[str, Any] | None:
     config = mig_parted_config(spec)
     if config is None:
         return None
-    return k8s_object("v1", "ConfigMap", metadata(MIG_CONFIGMAP, namespace=GPU_OPERATOR_NAMESPACE),
-                      data={"config.yaml": to_yaml(config)})
+    return k8s_object(
+        "v1",
+        "ConfigMap",
+        metadata(MIG_CONFIGMAP, namespace=GPU_OPERATOR_NAMESPACE),
+        data={"config.yaml": to_yaml(config)},
+    )
 
 
 def device_plugin_configs(spec: PlatformSpec) -> dict[str, dict[str, Any]]:
@@ -127,12 +131,15 @@ def device_plugin_configs(spec: PlatformSpec) -> dict[str, dict[str, Any]]:
     if not shared:
         return {}
     configs: dict[str, dict[str, Any]] = {
-        DEFAULT_PLUGIN_KEY: {"version": deviceplugin.plugin_facts()["version"],
-                             "flags": {"migStrategy": mig_strategy(spec)}},
+        DEFAULT_PLUGIN_KEY: {
+            "version": deviceplugin.plugin_facts()["version"],
+            "flags": {"migStrategy": mig_strategy(spec)},
+        },
     }
     for pool in shared:
         configs[pool.name] = deviceplugin.sharing_config(
-            pool.sharing.mode, pool.sharing.replicas, pool.sharing.rename_shared, mig_strategy="none")
+            pool.sharing.mode, pool.sharing.replicas, pool.sharing.rename_shared, mig_strategy="none"
+        )
     return configs
 
 
@@ -142,8 +149,9 @@ def device_plugin_configmap(spec: PlatformSpec) -> dict[str, Any] | None:
     if not configs:
         return None
     data = {key: to_yaml(value) for key, value in sorted(configs.items())}
-    return k8s_object("v1", "ConfigMap", metadata(DEVICE_PLUGIN_CONFIGMAP, namespace=GPU_OPERATOR_NAMESPACE),
-                      data=data)
+    return k8s_object(
+        "v1", "ConfigMap", metadata(DEVICE_PLUGIN_CONFIGMAP, namespace=GPU_OPERATOR_NAMESPACE), data=data
+    )
 
 
 def driver_version(spec: PlatformSpec) -> tuple[str | None, list[str]]:
@@ -153,8 +161,10 @@ def driver_version(spec: PlatformSpec) -> tuple[str | None, list[str]]:
         return None, []
     notes = []
     if len(versions) > 1:
-        notes.append(f"pools ask for driver versions {', '.join(versions)}; the operator installs one "
-                     f"({versions[-1]}); use NVIDIADriver objects for per-pool drivers")
+        notes.append(
+            f"pools ask for driver versions {', '.join(versions)}; the operator installs one "
+            f"({versions[-1]}); use NVIDIADriver objects for per-pool drivers"
+        )
     return versions[-1], notes
 
 
@@ -213,9 +223,13 @@ def operator_notes(spec: PlatformSpec) -> list[str]:
     pools = gpu_pools(spec)
     strategies = {p.sharing.strategy for p in pools if p.sharing.mode == "mig"}
     if len(strategies) > 1:
-        notes.append("MIG pools mix the single and mixed strategies; the operator applies one "
-                     "(mixed) cluster-wide, so single-strategy pools advertise nvidia.com/mig-* resources")
+        notes.append(
+            "MIG pools mix the single and mixed strategies; the operator applies one "
+            "(mixed) cluster-wide, so single-strategy pools advertise nvidia.com/mig-* resources"
+        )
     if not uses_operator_sharing(spec):
-        notes.append("GKE: driver, device plugin, MIG partitions and time-sharing come from GKE "
-                     "(see nodepools/gke-node-pools.sh); the GPU Operator values only run the DCGM exporter")
+        notes.append(
+            "GKE: driver, device plugin, MIG partitions and time-sharing come from GKE "
+            "(see nodepools/gke-node-pools.sh); the GPU Operator values only run the DCGM exporter"
+        )
     return notes

@@ -69,7 +69,9 @@ def _gpu_quotas(pool: NodePool, team: Team) -> dict[str, _GpuQuota]:
     return dict(sorted(out.items()))
 
 
-def _scaled(gpu: dict[str, _GpuQuota], pool: NodePool, per_gpu: float) -> tuple[float, float | None, float | None]:
+def _scaled(
+    gpu: dict[str, _GpuQuota], pool: NodePool, per_gpu: float
+) -> tuple[float, float | None, float | None]:
     """cpu or memory (per physical GPU = `per_gpu`) that goes with the GPU quotas."""
     share = {r: unit_gpu_share(pool, r) * per_gpu for r in gpu}
     nominal = sum(q.nominal * share[r] for r, q in gpu.items())
@@ -101,11 +103,15 @@ def flavor_quota(spec: PlatformSpec, pool: NodePool, team: Team) -> FlavorQuota:
     cpu = _scaled(gpu, pool, cpu_per_gpu)
     mem = _scaled(gpu, pool, mem_per_gpu)
     result.resources["cpu"] = ResourceQuota(
-        cpu_quantity(cpu[0]), None if cpu[1] is None else cpu_quantity(cpu[1]),
-        None if cpu[2] is None else cpu_quantity(cpu[2]))
+        cpu_quantity(cpu[0]),
+        None if cpu[1] is None else cpu_quantity(cpu[1]),
+        None if cpu[2] is None else cpu_quantity(cpu[2]),
+    )
     result.resources["memory"] = ResourceQuota(
-        memory_quantity(mem[0]), None if mem[1] is None else memory_quantity(mem[1]),
-        None if mem[2] is None else memory_quantity(mem[2]))
+        memory_quantity(mem[0]),
+        None if mem[1] is None else memory_quantity(mem[1]),
+        None if mem[2] is None else memory_quantity(mem[2]),
+    )
     for resource, q in gpu.items():
         result.resources[resource] = ResourceQuota(q.nominal, q.borrowing, q.lending)
         result.gpu_caps[resource] = _gpu_cap(pool, resource, q, in_cohort)

@@ -100,11 +100,15 @@ def role_bindings(team: Team, ns: str) -> list[dict[str, Any]]:
     out = []
     for role in (TEAM_CLUSTER_ROLE, KUEUE_USER_CLUSTER_ROLE):
         meta = metadata(f"{team.name}-{role}", namespace=ns, labels={derived.LABEL_TEAM: team.name})
-        out.append(k8s_object(
-            "rbac.authorization.k8s.io/v1", "RoleBinding", meta,
-            roleRef={"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
-            subjects=subjects,
-        ))
+        out.append(
+            k8s_object(
+                "rbac.authorization.k8s.io/v1",
+                "RoleBinding",
+                meta,
+                roleRef={"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
+                subjects=subjects,
+            )
+        )
     return out
 
 
@@ -113,7 +117,9 @@ def network_policies(team: Team, ns: str) -> list[dict[str, Any]]:
     (multi-node training talks pod to pod, e.g. NCCL)."""
     labels = {derived.LABEL_TEAM: team.name}
     deny = k8s_object(
-        "networking.k8s.io/v1", "NetworkPolicy", metadata("default-deny", namespace=ns, labels=labels),
+        "networking.k8s.io/v1",
+        "NetworkPolicy",
+        metadata("default-deny", namespace=ns, labels=labels),
         spec={"podSelector": {}, "policyTypes": ["Ingress", "Egress"]},
     )
     dns_peer = {
@@ -121,15 +127,24 @@ def network_policies(team: Team, ns: str) -> list[dict[str, Any]]:
         "podSelector": {"matchLabels": {"k8s-app": "kube-dns"}},
     }
     dns = k8s_object(
-        "networking.k8s.io/v1", "NetworkPolicy", metadata("allow-dns", namespace=ns, labels=labels),
+        "networking.k8s.io/v1",
+        "NetworkPolicy",
+        metadata("allow-dns", namespace=ns, labels=labels),
         spec={
             "podSelector": {},
             "policyTypes": ["Egress"],
-            "egress": [{"to": [dns_peer], "ports": [{"protocol": "UDP", "port": 53}, {"protocol": "TCP", "port": 53}]}],
+            "egress": [
+                {
+                    "to": [dns_peer],
+                    "ports": [{"protocol": "UDP", "port": 53}, {"protocol": "TCP", "port": 53}],
+                }
+            ],
         },
     )
     same_ns = k8s_object(
-        "networking.k8s.io/v1", "NetworkPolicy", metadata("allow-same-namespace", namespace=ns, labels=labels),
+        "networking.k8s.io/v1",
+        "NetworkPolicy",
+        metadata("allow-same-namespace", namespace=ns, labels=labels),
         spec={
             "podSelector": {},
             "policyTypes": ["Ingress", "Egress"],
@@ -144,8 +159,14 @@ def priority_classes(spec: PlatformSpec) -> list[dict[str, Any]]:
     """scheduling.k8s.io PriorityClasses with the spec's names and values."""
     out = []
     for pc in spec.queueing.priority_classes:
-        obj = k8s_object("scheduling.k8s.io/v1", "PriorityClass", metadata(pc.name), value=pc.value,
-                         globalDefault=False, preemptionPolicy=pc.preemption_policy)
+        obj = k8s_object(
+            "scheduling.k8s.io/v1",
+            "PriorityClass",
+            metadata(pc.name),
+            value=pc.value,
+            globalDefault=False,
+            preemptionPolicy=pc.preemption_policy,
+        )
         if pc.description:
             obj["description"] = pc.description
         out.append(obj)
@@ -154,8 +175,9 @@ def priority_classes(spec: PlatformSpec) -> list[dict[str, Any]]:
 
 def tenancy_objects(spec: PlatformSpec) -> dict[str, list[dict[str, Any]]]:
     """Tenancy objects by kind family: namespaces, quotas, limits, rbac, network, priority."""
-    out: dict[str, list[dict[str, Any]]] = {k: [] for k in
-                                            ("namespaces", "quotas", "limits", "rbac", "network", "priority")}
+    out: dict[str, list[dict[str, Any]]] = {
+        k: [] for k in ("namespaces", "quotas", "limits", "rbac", "network", "priority")
+    }
     for team in spec.teams:
         for ns in team.namespaces:
             out["namespaces"].append(namespace(spec, team, ns))

@@ -42,7 +42,9 @@ def quoted(text: str) -> str:
             out.append(ch)
         else:
             code = ord(ch)
-            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+            out.append(
+                f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+            )
     out.append('"')
     return "".join(out)
 
@@ -50,7 +52,9 @@ def quoted(text: str) -> str:
 def _literal_ok(text: str) -> bool:
     lines = text.split("\n")
     return (
-        text.endswith("\n") and not text.endswith("\n\n") and not text[0].isspace()
+        text.endswith("\n")
+        and not text.endswith("\n\n")
+        and not text[0].isspace()
         and all(line.isprintable() for line in lines)
     )
 

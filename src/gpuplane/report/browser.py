@@ -101,8 +101,13 @@ class _Pipe:
         parsed: dict[str, Any] = json.loads(raw)
         return parsed
 
-    def call(self, method: str, params: dict[str, Any] | None = None, session: str | None = None,
-             timeout: float = 30.0) -> dict[str, Any]:
+    def call(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        session: str | None = None,
+        timeout: float = 30.0,
+    ) -> dict[str, Any]:
         """Send a command and wait for its result, keeping events that arrive meanwhile."""
         ident = self.send(method, params, session)
         deadline = time.monotonic() + timeout
@@ -140,7 +145,9 @@ def _describe_errors(events: list[dict[str, Any]]) -> tuple[list[str], list[str]
             errors.append(" ".join(str(a.get("value", a.get("description", ""))) for a in args))
         elif method == "Runtime.exceptionThrown":
             details = params.get("exceptionDetails", {})
-            errors.append(str(details.get("exception", {}).get("description") or details.get("text", "exception")))
+            errors.append(
+                str(details.get("exception", {}).get("description") or details.get("text", "exception"))
+            )
         elif method == "Log.entryAdded" and params.get("entry", {}).get("level") == "error":
             entry = params["entry"]
             errors.append(f"{entry.get('text', '')} {entry.get('url', '')}".strip())
@@ -156,28 +163,47 @@ def _inspect(pipe: _Pipe, url: str, screenshot_png: Path, width: int, settle_s: 
     session = pipe.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
     for domain in ("Runtime.enable", "Log.enable", "Page.enable", "Network.enable"):
         pipe.call(domain, session=session)
-    pipe.call("Emulation.setDeviceMetricsOverride",
-              {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False}, session=session)
+    pipe.call(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False},
+        session=session,
+    )
     pipe.call("Page.navigate", {"url": url}, session=session)
     pipe.wait_event("Page.loadEventFired", timeout=30.0)
     pipe.wait_event("__settle__", timeout=settle_s)  # let late console messages arrive
-    probe = pipe.call("Runtime.evaluate", {
-        "expression": "JSON.stringify([document.querySelectorAll('svg').length, document.title,"
-                      " document.documentElement.scrollHeight])",
-        "returnByValue": True}, session=session)
+    probe = pipe.call(
+        "Runtime.evaluate",
+        {
+            "expression": "JSON.stringify([document.querySelectorAll('svg').length, document.title,"
+            " document.documentElement.scrollHeight])",
+            "returnByValue": True,
+        },
+        session=session,
+    )
     svg_count, title, height = json.loads(probe["result"]["value"])
-    shot = pipe.call("Page.captureScreenshot", {
-        "format": "png", "captureBeyondViewport": True,
-        "clip": {"x": 0, "y": 0, "width": width, "height": min(int(height), 16000), "scale": 1}},
-        session=session)
+    shot = pipe.call(
+        "Page.captureScreenshot",
+        {
+            "format": "png",
+            "captureBeyondViewport": True,
+            "clip": {"x": 0, "y": 0, "width": width, "height": min(int(height), 16000), "scale": 1},
+        },
+        session=session,
+    )
     screenshot_png.parent.mkdir(parents=True, exist_ok=True)
     screenshot_png.write_bytes(base64.b64decode(shot["data"]))
     errors, external = _describe_errors(pipe.events)
     return BrowserCheck(errors, external, screenshot_png, int(svg_count), str(title))
 
 
-def check_in_chromium(html_path: Path, screenshot_png: Path, *, width: int = 1200,
-                      settle_s: float = 0.5, timeout_s: float = 60.0) -> BrowserCheck:
+def check_in_chromium(
+    html_path: Path,
+    screenshot_png: Path,
+    *,
+    width: int = 1200,
+    settle_s: float = 0.5,
+    timeout_s: float = 60.0,
+) -> BrowserCheck:
     """Render `html_path` in headless Chromium; screenshot the whole page to `screenshot_png`.
 
     Uses a fresh throw-away profile each time. Raises `BrowserUnavailable` when Chromium is not
@@ -197,8 +223,11 @@ def check_in_chromium(html_path: Path, screenshot_png: Path, *, width: int = 120
 
         proc = subprocess.Popen(
             [binary, *_FLAGS, f"--user-data-dir={profile}", "about:blank"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            preexec_fn=wire_fds, close_fds=False,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            preexec_fn=wire_fds,
+            close_fds=False,
         )
         os.close(to_browser_r)
         os.close(from_browser_w)

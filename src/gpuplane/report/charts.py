@@ -44,9 +44,9 @@ def _bounds(values: Sequence[float], *, zero: bool = True) -> tuple[float, float
     return lo, hi
 
 
-def _x_axis(frame: Frame, lo: float, hi: float, time_axis: bool, fmt: Formatter | None, label: str) -> tuple[
-    list[str], float, float
-]:
+def _x_axis(
+    frame: Frame, lo: float, hi: float, time_axis: bool, fmt: Formatter | None, label: str
+) -> tuple[list[str], float, float]:
     """X axis for numeric or time data; returns elements and the axis range actually drawn."""
     if time_axis:
         ticks = time_ticks(lo, hi)
@@ -289,7 +289,7 @@ def boxes(
         half = min(slot * 0.3, 40.0)
         c = colour(index)
         body.append(
-            f'<g><title>{esc(name)}: median {esc(svg.short_number(median))}, n={len(vals)}</title>'
+            f"<g><title>{esc(name)}: median {esc(svg.short_number(median))}, n={len(vals)}</title>"
             f'<line x1="{num(centre)}" x2="{num(centre)}" y1="{num(sy(low))}" y2="{num(sy(high))}" stroke="{c}"/>'
             f'<rect x="{num(centre - half)}" y="{num(sy(q3))}" width="{num(2 * half)}" '
             f'height="{num(max(sy(q1) - sy(q3), 0.5))}" fill="{c}" fill-opacity="0.25" stroke="{c}"/>'

@@ -146,7 +146,9 @@ def y_axis(frame: Frame, ticks: Sequence[float], fmt: Formatter, label: str = ""
     out: list[str] = []
     for tick in ticks:
         y = num(sy(tick))
-        out.append(f'<line x1="{num(frame.x0)}" x2="{num(frame.x1)}" y1="{y}" y2="{y}" stroke="{GRID_COLOUR}"/>')
+        out.append(
+            f'<line x1="{num(frame.x0)}" x2="{num(frame.x1)}" y1="{y}" y2="{y}" stroke="{GRID_COLOUR}"/>'
+        )
         out.append(
             f'<text x="{num(frame.x0 - 6)}" y="{y}" text-anchor="end" dominant-baseline="middle" '
             f'fill="{AXIS_COLOUR}">{esc(fmt(tick))}</text>'
@@ -166,8 +168,12 @@ def x_axis_numeric(frame: Frame, ticks: Sequence[float], fmt: Formatter, label: 
     out = [baseline(frame)]
     for tick in ticks:
         x = num(sx(tick))
-        out.append(f'<line x1="{x}" x2="{x}" y1="{num(frame.y0)}" y2="{num(frame.y0 + 4)}" stroke="{AXIS_COLOUR}"/>')
-        out.append(f'<text x="{x}" y="{num(frame.y0 + 16)}" text-anchor="middle" fill="{AXIS_COLOUR}">{esc(fmt(tick))}</text>')
+        out.append(
+            f'<line x1="{x}" x2="{x}" y1="{num(frame.y0)}" y2="{num(frame.y0 + 4)}" stroke="{AXIS_COLOUR}"/>'
+        )
+        out.append(
+            f'<text x="{x}" y="{num(frame.y0 + 16)}" text-anchor="middle" fill="{AXIS_COLOUR}">{esc(fmt(tick))}</text>'
+        )
     out.extend(x_title(frame, label))
     return out
 
@@ -185,7 +191,9 @@ def x_title(frame: Frame, label: str) -> list[str]:
     if not label:
         return []
     mid = num((frame.x0 + frame.x1) / 2)
-    return [f'<text x="{mid}" y="{num(frame.height - 8)}" text-anchor="middle" fill="{AXIS_COLOUR}">{esc(label)}</text>']
+    return [
+        f'<text x="{mid}" y="{num(frame.height - 8)}" text-anchor="middle" fill="{AXIS_COLOUR}">{esc(label)}</text>'
+    ]
 
 
 def legend(frame: Frame, names: Sequence[str]) -> list[str]:

@@ -47,8 +47,11 @@ def sharing_config(
     names = resources or [GPU_RESOURCE]
     if not modes[mode]["mig_allowed"] and any(n != GPU_RESOURCE for n in names):
         raise ValueError(f"{mode} shares only full GPUs ({GPU_RESOURCE}), not MIG devices")
-    fail = modes[mode]["fail_requests_greater_than_one_default"] if fail_requests_greater_than_one is None \
+    fail = (
+        modes[mode]["fail_requests_greater_than_one_default"]
+        if fail_requests_greater_than_one is None
         else fail_requests_greater_than_one
+    )
     config: dict[str, Any] = {"version": facts["version"]}
     if mig_strategy is not None:
         config["flags"] = {"migStrategy": mig_strategy}

@@ -155,16 +155,19 @@ def check_layout(accelerator: Accelerator, profiles: list[str]) -> MigFit:
     problem = _count_problem(accelerator, wanted)
     if problem:
         return MigFit(False, reason=problem)
-    order = sorted(range(len(wanted)), key=lambda i: (-wanted[i].memory_slices, -wanted[i].compute_slices,
-                                                      wanted[i].name))
+    order = sorted(
+        range(len(wanted)),
+        key=lambda i: (-wanted[i].memory_slices, -wanted[i].compute_slices, wanted[i].name),
+    )
     starts = _place([wanted[i] for i in order], accelerator.memory_slices)
     if starts is None:
         return MigFit(False, reason=_placement_reason(accelerator, wanted))
     by_index = dict(zip(order, starts, strict=True))
     placements = [(wanted[i].name, by_index[i]) for i in range(len(wanted))]
     used = sum(p.memory_slices for p in wanted)
-    return MigFit(True, placements=placements,
-                  reason=f"fits: {used} of {accelerator.memory_slices} memory slices used")
+    return MigFit(
+        True, placements=placements, reason=f"fits: {used} of {accelerator.memory_slices} memory slices used"
+    )
 
 
 def maximal_layouts(accelerator: Accelerator, *, include_media: bool = False) -> list[list[str]]:
@@ -202,14 +205,12 @@ def _maximal(accelerator: Accelerator, include_media: bool) -> tuple[tuple[str, 
     def canonical(layout: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(sorted(layout, key=rank.__getitem__))
 
-    maximal = [
-        layout for layout in fitting
-        if not any(canonical((*layout, n)) in fitting for n in names)
-    ]
+    maximal = [layout for layout in fitting if not any(canonical((*layout, n)) in fitting for n in names)]
     return tuple(sorted(maximal, key=lambda lay: [rank[n] for n in lay]))
 
 
 def _ordered(accelerator: Accelerator) -> list[MigProfile]:
     """Profiles largest first: memory slices, then compute slices, then name."""
-    return sorted(accelerator.mig_profiles.values(),
-                  key=lambda p: (-p.memory_slices, -p.compute_slices, p.name))
+    return sorted(
+        accelerator.mig_profiles.values(), key=lambda p: (-p.memory_slices, -p.compute_slices, p.name)
+    )

@@ -54,7 +54,9 @@ def operator_default_configs() -> dict[str, tuple[OperatorConfigEntry, ...]]:
     return configs
 
 
-def _entry_for(config: tuple[OperatorConfigEntry, ...], accelerator: Accelerator) -> OperatorConfigEntry | None:
+def _entry_for(
+    config: tuple[OperatorConfigEntry, ...], accelerator: Accelerator
+) -> OperatorConfigEntry | None:
     """The entry mig-parted would apply to this GPU: a filter match beats an unfiltered entry."""
     filtered = [e for e in config if e.device_filter and e.selects(accelerator)]
     if filtered:

@@ -29,7 +29,9 @@ def _mig_resources(
     accelerator: Accelerator, mig_layout: list[str] | None, mig_strategy: str
 ) -> dict[str, int]:
     if mig_strategy not in MIG_STRATEGIES:
-        raise ValueError(f"unknown MIG strategy {mig_strategy!r}; expected one of {', '.join(MIG_STRATEGIES)}")
+        raise ValueError(
+            f"unknown MIG strategy {mig_strategy!r}; expected one of {', '.join(MIG_STRATEGIES)}"
+        )
     if mig_layout is None:
         raise ValueError("mode 'mig' needs a mig_layout (profile names for one GPU)")
     fit = check_layout(accelerator, mig_layout)
@@ -38,8 +40,10 @@ def _mig_resources(
     counts = Counter(profile for profile, _ in fit.placements)
     if mig_strategy == "single":
         if not counts:
-            raise ValueError("the single MIG strategy needs at least one MIG instance per GPU "
-                             "(GFD marks a MIG GPU without instances MIG-INVALID)")
+            raise ValueError(
+                "the single MIG strategy needs at least one MIG instance per GPU "
+                "(GFD marks a MIG GPU without instances MIG-INVALID)"
+            )
         if len(counts) != 1:
             raise ValueError(
                 "the single MIG strategy needs every instance on a node to have the same profile, "

@@ -27,7 +27,14 @@ class CycleOutcome:
 class Admitter(Protocol):
     """Quota admission as the event loop drives it. Workloads are named by their index."""
 
-    def submit(self, wl: int, workload: Workload, requests: tuple[PodRequest, ...], pools: tuple[int, ...], now: float) -> None:
+    def submit(
+        self,
+        wl: int,
+        workload: Workload,
+        requests: tuple[PodRequest, ...],
+        pools: tuple[int, ...],
+        now: float,
+    ) -> None:
         """A workload arrives in its team's queue."""
 
     def finish(self, wl: int, now: float) -> None:

@@ -28,7 +28,9 @@ def nodes_needed(per_node: dict[str, int], pods: Iterable[tuple[str, int]]) -> i
     return len(bins)
 
 
-def scale_up(per_node: dict[str, int], pods: Iterable[tuple[str, int]], ready: int, provisioning: int, max_nodes: int) -> int:
+def scale_up(
+    per_node: dict[str, int], pods: Iterable[tuple[str, int]], ready: int, provisioning: int, max_nodes: int
+) -> int:
     """Nodes to request now: what the pending pods need beyond those on their way, within maxNodes."""
     room = max_nodes - ready - provisioning
     if room <= 0:

@@ -44,8 +44,10 @@ class Options:
 def build_config(o: Options) -> SimConfig:
     """The run's SimConfig: defaults overridden by what was given."""
     for label, value in (
-        ("--spot-eviction-rate", o.spot_rate), ("--node-failure-rate", o.failure_rate),
-        ("--provisioning-delay", o.provisioning), ("--scale-down-unneeded", o.unneeded),
+        ("--spot-eviction-rate", o.spot_rate),
+        ("--node-failure-rate", o.failure_rate),
+        ("--provisioning-delay", o.provisioning),
+        ("--scale-down-unneeded", o.unneeded),
         ("--horizon-hours", o.horizon_hours),
     ):
         if value is not None and value < 0:
@@ -88,7 +90,9 @@ def execute(o: Options, progress: Progress | None = None) -> tuple[list[RunResul
     platforms = platforms_from(o.specs)
     source = WorkloadSource(o.workload, o.fmt, o.team_map, o.strict, o.limit, _checkpoint(o))
     results = run_all(platforms, source, config, progress)
-    report = o.report if o.report is not None else (DEFAULT_REPORT if not o.specs and o.workload is None else None)
+    report = (
+        o.report if o.report is not None else (DEFAULT_REPORT if not o.specs and o.workload is None else None)
+    )
     texts: list[tuple[Path, str]] = []
     if o.json_out is not None:
         data = results[0].summary if len(results) == 1 else {"platforms": [r.summary for r in results]}

@@ -30,10 +30,12 @@ class Node:
         "pods",
         "pool",
         "ready",
-        "zone"
+        "zone",
     )
 
-    def __init__(self, node_id: int, name: str, pool: PoolModel, zone: str, created: float, ready: float) -> None:
+    def __init__(
+        self, node_id: int, name: str, pool: PoolModel, zone: str, created: float, ready: float
+    ) -> None:
         self.id = node_id
         self.name = name
         self.pool = pool.index

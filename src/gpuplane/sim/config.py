@@ -59,7 +59,9 @@ class SimConfig:
     seed: int = 0
     provisioning_delay_s: float = field(default_factory=lambda: default("provisioning_delay_s"))
     scale_down_unneeded_s: float = field(default_factory=lambda: default("scale_down_unneeded_s"))
-    spot_evictions_per_node_hour: float = field(default_factory=lambda: default("spot_evictions_per_node_hour"))
+    spot_evictions_per_node_hour: float = field(
+        default_factory=lambda: default("spot_evictions_per_node_hour")
+    )
     node_failures_per_node_hour: float = field(default_factory=lambda: default("node_failures_per_node_hour"))
     horizon_s: float | None = None
     accepted_units: tuple[tuple[str, float], ...] = (("training", 1.0), ("inference", 1.0), ("batch", 1.0))

@@ -54,7 +54,11 @@ class Engine:
     """One simulation of workloads on a platform (build with `sim.run.simulate`)."""
 
     def __init__(
-        self, pools: list[PoolModel], teams: list[str], admitter: Admitter, config: SimConfig,
+        self,
+        pools: list[PoolModel],
+        teams: list[str],
+        admitter: Admitter,
+        config: SimConfig,
         shared_resource: str = "nvidia.com/gpu",
     ) -> None:
         self.pools = pools
@@ -83,7 +87,9 @@ class Engine:
         self.warnings: list[str] = []
         self._model_warned = 0
         self._cycle_cap_hits = 0
-        self._shapes: dict[tuple[object, ...], tuple[tuple[PodRequest, ...], tuple[int, ...], list[tuple[str, int]]]] = {}
+        self._shapes: dict[
+            tuple[object, ...], tuple[tuple[PodRequest, ...], tuple[int, ...], list[tuple[str, int]]]
+        ] = {}
         self.rejected = [0, 0, 0]  # unknown team, no GPU request, no pool can ever run it
 
     # ---- event plumbing ------------------------------------------------------------------------
@@ -123,8 +129,17 @@ class Engine:
         end = horizon if horizon is not None else now
         self._close(end)
         return Outcome(
-            self.pools, self.teams, self.runs, self.ledger, self.series, self.billing, end,
-            self.events, self.cycles, self.warnings, self.admitter.pending_reasons(),
+            self.pools,
+            self.teams,
+            self.runs,
+            self.ledger,
+            self.series,
+            self.billing,
+            end,
+            self.events,
+            self.cycles,
+            self.warnings,
+            self.admitter.pending_reasons(),
         )
 
     def _event(self, kind: int, a: int, b: float, now: float) -> None:
@@ -289,7 +304,9 @@ class Engine:
         if cluster.ready_count[pool] + cluster.provisioning[pool] >= model.max_nodes:
             return
         pods = [pod for idx in blocked for pod in self.runs[idx].pods]
-        add = scale_up(model.per_node, pods, cluster.ready_count[pool], cluster.provisioning[pool], model.max_nodes)
+        add = scale_up(
+            model.per_node, pods, cluster.ready_count[pool], cluster.provisioning[pool], model.max_nodes
+        )
         for _ in range(add):
             self._provision(pool, now)
 

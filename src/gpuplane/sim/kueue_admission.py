@@ -43,7 +43,10 @@ class KueueAdmitter:
     """`sim.admission.Admitter` on top of `gpuplane.kueue`."""
 
     def __init__(
-        self, objects: Sequence[Mapping[str, Any]], pools: list[PoolModel], teams: list[TeamQueue],
+        self,
+        objects: Sequence[Mapping[str, Any]],
+        pools: list[PoolModel],
+        teams: list[TeamQueue],
         fair_sharing: bool | None = None,
     ) -> None:
         parsed = parse_objects(objects, source="<render>")
@@ -72,7 +75,9 @@ class KueueAdmitter:
                     out[obj.name] = by_name[pool]
         return out
 
-    def _flavor_tolerations(self, objects: list[object], pools: list[PoolModel]) -> list[frozenset[tuple[str, str]]]:
+    def _flavor_tolerations(
+        self, objects: list[object], pools: list[PoolModel]
+    ) -> list[frozenset[tuple[str, str]]]:
         out: list[set[tuple[str, str]]] = [set() for _ in pools]
         for obj in objects:
             if isinstance(obj, ResourceFlavor) and obj.name in self.flavor_pool:
@@ -83,13 +88,21 @@ class KueueAdmitter:
 
     # ---- Admitter ------------------------------------------------------------------------------
     def submit(
-        self, wl: int, workload: TraceWorkload, requests: tuple[PodRequest, ...], pools: tuple[int, ...], now: float
+        self,
+        wl: int,
+        workload: TraceWorkload,
+        requests: tuple[PodRequest, ...],
+        pools: tuple[int, ...],
+        now: float,
     ) -> None:
         """Create the Kueue Workload in the team's LocalQueue."""
         team = self.teams[workload.team]
         kwl = Workload(
-            namespace=team.namespace, name=f"wl-{wl}", queue_name=team.local_queue,
-            priority=workload.priority or team.priority, creation_time=workload.submit,
+            namespace=team.namespace,
+            name=f"wl-{wl}",
+            queue_name=team.local_queue,
+            priority=workload.priority or team.priority,
+            creation_time=workload.submit,
             pod_sets=self._pod_sets(requests, pools),
         )
         self.keys[wl] = kwl.key
@@ -106,10 +119,13 @@ class KueueAdmitter:
             names = tuple(sorted(self.pools[p].name for p in pools))
             affinity = ((SelectorRequirement(LABEL_POOL, "In", names),),)
             tolerations = tuple(
-                Toleration(key=key, operator="Exists") for key in sorted({GPU, *(r.resource for r in requests)})
+                Toleration(key=key, operator="Exists")
+                for key in sorted({GPU, *(r.resource for r in requests)})
             )
             cached = [
-                PodSet(r.name, r.count, {r.resource: r.units}, tolerations=tolerations, affinity_terms=affinity)
+                PodSet(
+                    r.name, r.count, {r.resource: r.units}, tolerations=tolerations, affinity_terms=affinity
+                )
                 for r in requests
             ]
             self._shapes[key] = cached
@@ -160,4 +176,6 @@ class KueueAdmitter:
 
     def pending_reasons(self) -> dict[int, str]:
         """Why each workload without quota waits (Kueue's own words)."""
-        return {self.index[p.workload]: p.reason for p in pending_report(self.snap) if p.workload in self.index}
+        return {
+            self.index[p.workload]: p.reason for p in pending_report(self.snap) if p.workload in self.index
+        }

@@ -37,8 +37,11 @@ def wait_stats(waits: list[float]) -> dict[str, float]:
     ordered = sorted(waits)
     mean = sum(ordered) / len(ordered) if ordered else 0.0
     return {
-        "n": len(ordered), "mean_s": _r(mean), "p50_s": _r(percentile(ordered, 50)),
-        "p90_s": _r(percentile(ordered, 90)), "p99_s": _r(percentile(ordered, 99)),
+        "n": len(ordered),
+        "mean_s": _r(mean),
+        "p50_s": _r(percentile(ordered, 50)),
+        "p90_s": _r(percentile(ordered, 90)),
+        "p99_s": _r(percentile(ordered, 99)),
         "max_s": _r(ordered[-1] if ordered else 0.0),
     }
 
@@ -49,11 +52,17 @@ def _gpu_hours(outcome: Outcome) -> list[dict[str, float]]:
         kinds = outcome.ledger.by_pool(pool.index)
         provisioned = outcome.billing.node_seconds[pool.index] * pool.gpus_per_node / 3600.0
         allocated = sum(kinds) / 3600.0
-        rows.append({
-            "provisioned": provisioned, "allocated": allocated, "useful": kinds[USEFUL] / 3600.0,
-            "idle": kinds[IDLE] / 3600.0, "failed": kinds[FAILED] / 3600.0,
-            "evicted_lost": kinds[LOST] / 3600.0, "unallocated": max(0.0, provisioned - allocated),
-        })
+        rows.append(
+            {
+                "provisioned": provisioned,
+                "allocated": allocated,
+                "useful": kinds[USEFUL] / 3600.0,
+                "idle": kinds[IDLE] / 3600.0,
+                "failed": kinds[FAILED] / 3600.0,
+                "evicted_lost": kinds[LOST] / 3600.0,
+                "unallocated": max(0.0, provisioned - allocated),
+            }
+        )
     return rows
 
 
@@ -61,10 +70,16 @@ def _pool_costs(outcome: Outcome, hours: list[dict[str, float]], currency: str) 
     out = []
     for pool, h in zip(outcome.pools, hours, strict=True):
         price = pool.gpu_second_price * 3600.0
-        out.append(CostBreakdown(
-            compute_useful=h["useful"] * price, idle=h["idle"] * price, failed=h["failed"] * price,
-            evicted_lost=h["evicted_lost"] * price, unallocated=h["unallocated"] * price, currency=currency,
-        ))
+        out.append(
+            CostBreakdown(
+                compute_useful=h["useful"] * price,
+                idle=h["idle"] * price,
+                failed=h["failed"] * price,
+                evicted_lost=h["evicted_lost"] * price,
+                unallocated=h["unallocated"] * price,
+                currency=currency,
+            )
+        )
     return out
 
 
@@ -76,10 +91,15 @@ def _team_costs(outcome: Outcome, currency: str) -> list[CostBreakdown]:
             price = pool.gpu_second_price
             for k in range(4):
                 parts[k] += outcome.ledger.gs[t][pool.index][k] * price
-        out.append(CostBreakdown(
-            compute_useful=parts[USEFUL], idle=parts[IDLE], failed=parts[FAILED], evicted_lost=parts[LOST],
-            currency=currency,
-        ))
+        out.append(
+            CostBreakdown(
+                compute_useful=parts[USEFUL],
+                idle=parts[IDLE],
+                failed=parts[FAILED],
+                evicted_lost=parts[LOST],
+                currency=currency,
+            )
+        )
     return out
 
 
@@ -89,11 +109,16 @@ def _costs_dict(c: CostBreakdown) -> dict[str, float]:
 
 def _outcomes(outcome: Outcome) -> dict[str, int]:
     counts = Counter(r.outcome for r in outcome.runs)
-    return {name: counts.get(name, 0) for name in ("completed", "failed", "killed", "running", "admitted", "pending", "rejected")}
+    return {
+        name: counts.get(name, 0)
+        for name in ("completed", "failed", "killed", "running", "admitted", "pending", "rejected")
+    }
 
 
 def _waits(outcome: Outcome) -> dict[str, Any]:
-    per_team: dict[str, dict[str, list[float]]] = {t: {"total": [], "quota": [], "capacity": []} for t in outcome.teams}
+    per_team: dict[str, dict[str, list[float]]] = {
+        t: {"total": [], "quota": [], "capacity": []} for t in outcome.teams
+    }
     for r in outcome.runs:
         if r.first_start is None or r.outcome == "rejected":
             continue
@@ -102,24 +127,39 @@ def _waits(outcome: Outcome) -> dict[str, Any]:
         team["quota"].append(r.quota_wait)
         team["capacity"].append(r.capacity_wait)
     return {
-        name: {"queue_wait": wait_stats(w["total"]), "quota_wait": wait_stats(w["quota"]),
-               "capacity_wait": wait_stats(w["capacity"])}
+        name: {
+            "queue_wait": wait_stats(w["total"]),
+            "quota_wait": wait_stats(w["quota"]),
+            "capacity_wait": wait_stats(w["capacity"]),
+        }
         for name, w in per_team.items()
     }
 
 
 def _accepted(outcome: Outcome, config: SimConfig) -> float:
-    return sum(config.unit_weight(r.w.klass) for r in outcome.runs if r.state == DONE and r.outcome == "completed")
+    return sum(
+        config.unit_weight(r.w.klass) for r in outcome.runs if r.state == DONE and r.outcome == "completed"
+    )
 
 
 def _availability(outcome: Outcome) -> dict[str, float]:
     services = [r for r in outcome.runs if r.w.klass == "inference" and r.first_start is not None]
-    up = sum(max(0.0, (r.end if r.end is not None else outcome.end) - r.first_start) for r in services if r.first_start is not None)
+    up = sum(
+        max(0.0, (r.end if r.end is not None else outcome.end) - r.first_start)
+        for r in services
+        if r.first_start is not None
+    )
     down = sum(r.downtime for r in services)
-    return {"services": len(services), "downtime_s": _r(down), "availability": _r(1.0 - down / up if up > 0 else 1.0)}
+    return {
+        "services": len(services),
+        "downtime_s": _r(down),
+        "availability": _r(1.0 - down / up if up > 0 else 1.0),
+    }
 
 
-def summarize(outcome: Outcome, config: SimConfig, overheads: Overheads | None = None, name: str = "") -> dict[str, Any]:
+def summarize(
+    outcome: Outcome, config: SimConfig, overheads: Overheads | None = None, name: str = ""
+) -> dict[str, Any]:
     """Every figure of a run as a plain dict (stable keys, rounded floats)."""
     overheads = overheads or Overheads()
     currency = overheads.currency

@@ -17,9 +17,25 @@ from gpuplane.sim.state import Run
 #: spec's currency). queue_wait = quota_wait (waiting for Kueue) + capacity_wait (admitted,
 #: waiting for nodes), summed over every admission of the workload.
 CSV_COLUMNS: tuple[str, ...] = (
-    "id", "team", "class", "pool", "status", "submit_s", "admit_s", "start_s", "end_s",
-    "queue_wait_s", "quota_wait_s", "capacity_wait_s", "runs", "evictions", "preemptions",
-    "gpu_s", "lost_gpu_s", "unavailable_s", "cost",
+    "id",
+    "team",
+    "class",
+    "pool",
+    "status",
+    "submit_s",
+    "admit_s",
+    "start_s",
+    "end_s",
+    "queue_wait_s",
+    "quota_wait_s",
+    "capacity_wait_s",
+    "runs",
+    "evictions",
+    "preemptions",
+    "gpu_s",
+    "lost_gpu_s",
+    "unavailable_s",
+    "cost",
 )
 
 
@@ -34,11 +50,25 @@ def workload_row(run: Run, outcome: Outcome) -> list[str]:
     """One CSV row for a workload."""
     pool = outcome.pools[run.pool].name if run.pool >= 0 else ""
     return [
-        run.w.id, outcome.teams[run.team] if run.team >= 0 else run.w.team, run.w.klass, pool, run.outcome,
-        _num(run.submit), _num(run.first_admit), _num(run.first_start), _num(run.end),
-        _num(run.quota_wait + run.capacity_wait), _num(run.quota_wait), _num(run.capacity_wait),
-        str(run.runs), str(run.evictions), str(run.preemptions),
-        _num(run.held_gs), _num(run.lost_gs), _num(run.downtime), f"{run.cost:.4f}",
+        run.w.id,
+        outcome.teams[run.team] if run.team >= 0 else run.w.team,
+        run.w.klass,
+        pool,
+        run.outcome,
+        _num(run.submit),
+        _num(run.first_admit),
+        _num(run.first_start),
+        _num(run.end),
+        _num(run.quota_wait + run.capacity_wait),
+        _num(run.quota_wait),
+        _num(run.capacity_wait),
+        str(run.runs),
+        str(run.evictions),
+        str(run.preemptions),
+        _num(run.held_gs),
+        _num(run.lost_gs),
+        _num(run.downtime),
+        f"{run.cost:.4f}",
     ]
 
 

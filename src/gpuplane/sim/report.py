@@ -22,7 +22,9 @@ KINDS = ("compute_useful", "idle", "failed", "evicted_lost", "unallocated")
 KIND_LABELS = ("useful", "idle", "failed", "evicted & lost", "unallocated")
 
 
-def step_points(t: Sequence[float], values: Sequence[float], end: float, points: int = GRID_POINTS) -> list[tuple[float, float]]:
+def step_points(
+    t: Sequence[float], values: Sequence[float], end: float, points: int = GRID_POINTS
+) -> list[tuple[float, float]]:
     """A step series sampled on a regular grid of `points` instants over [0, end], x in days."""
     if not t:
         return []
@@ -47,16 +49,21 @@ def _key_figures(result: RunResult) -> Html:
     s = result.summary
     c = s["currency"]
     w = s["workloads"]
-    return cards([
-        ("cost per accepted unit", _money(s["cost_per_accepted_unit"], c)),
-        ("total cost", _money(s["cost"]["total"], c)),
-        ("accepted units", f"{s['accepted_units']:,.0f}"),
-        ("workloads", f"{w['total']:,}"),
-        ("completed / failed / killed", f"{w['completed']:,} / {w['failed']:,} / {w['killed']:,}"),
-        ("still waiting at the end", f"{w['pending'] + w['admitted']:,}"),
-        ("simulated window", f"{s['window_hours'] / 24:,.1f} days"),
-        ("evictions / preemptions", f"{s['interruptions']['evictions']} / {s['interruptions']['preemptions']}"),
-    ])
+    return cards(
+        [
+            ("cost per accepted unit", _money(s["cost_per_accepted_unit"], c)),
+            ("total cost", _money(s["cost"]["total"], c)),
+            ("accepted units", f"{s['accepted_units']:,.0f}"),
+            ("workloads", f"{w['total']:,}"),
+            ("completed / failed / killed", f"{w['completed']:,} / {w['failed']:,} / {w['killed']:,}"),
+            ("still waiting at the end", f"{w['pending'] + w['admitted']:,}"),
+            ("simulated window", f"{s['window_hours'] / 24:,.1f} days"),
+            (
+                "evictions / preemptions",
+                f"{s['interruptions']['evictions']} / {s['interruptions']['preemptions']}",
+            ),
+        ]
+    )
 
 
 def _waits_figure(result: RunResult) -> Html:
@@ -67,12 +74,28 @@ def _waits_figure(result: RunResult) -> Html:
             groups.setdefault(out.teams[run.team], []).append(_hours(run.quota_wait + run.capacity_wait))
     box = charts.boxes(dict(sorted(groups.items())), title="Queue wait per team", y_label="hours")
     rows = [
-        [team, v["queue_wait"]["n"], _hours(v["queue_wait"]["mean_s"]), _hours(v["queue_wait"]["p50_s"]),
-         _hours(v["queue_wait"]["p90_s"]), _hours(v["queue_wait"]["p99_s"]), _hours(v["quota_wait"]["mean_s"]),
-         _hours(v["capacity_wait"]["mean_s"])]
+        [
+            team,
+            v["queue_wait"]["n"],
+            _hours(v["queue_wait"]["mean_s"]),
+            _hours(v["queue_wait"]["p50_s"]),
+            _hours(v["queue_wait"]["p90_s"]),
+            _hours(v["queue_wait"]["p99_s"]),
+            _hours(v["quota_wait"]["mean_s"]),
+            _hours(v["capacity_wait"]["mean_s"]),
+        ]
         for team, v in result.summary["teams"].items()
     ]
-    head = ["team", "started", "mean h", "p50 h", "p90 h", "p99 h", "quota wait mean h", "capacity wait mean h"]
+    head = [
+        "team",
+        "started",
+        "mean h",
+        "p50 h",
+        "p90 h",
+        "p99 h",
+        "quota wait mean h",
+        "capacity wait mean h",
+    ]
     return Html(figure(box, "Box: quartiles and median; whiskers: min and max.") + table(head, rows))
 
 
@@ -80,12 +103,20 @@ def _pool_figures(result: RunResult) -> list[Html]:
     out = result.outcome
     blocks: list[Html] = []
     for pool, series in zip(out.pools, out.series, strict=True):
-        blocks.append(figure(charts.line(
-            _gpu_lines(series, out.end), title=f"GPUs over time: {pool.name}", x_label="simulated days",
-            y_label="GPUs",
-        )))
+        blocks.append(
+            figure(
+                charts.line(
+                    _gpu_lines(series, out.end),
+                    title=f"GPUs over time: {pool.name}",
+                    x_label="simulated days",
+                    y_label="GPUs",
+                )
+            )
+        )
     nodes = {p.name: step_points(s.t, s.nodes, out.end) for p, s in zip(out.pools, out.series, strict=True)}
-    blocks.append(figure(charts.line(nodes, title="Ready nodes per pool", x_label="simulated days", y_label="nodes")))
+    blocks.append(
+        figure(charts.line(nodes, title="Ready nodes per pool", x_label="simulated days", y_label="nodes"))
+    )
     return blocks
 
 
@@ -101,8 +132,13 @@ def _cost_figures(result: RunResult) -> list[Html]:
     s = result.summary
     teams = list(s["teams"])
     pools = list(s["pools"])
-    by_team = {label: [s["teams"][t]["cost"][k] for t in teams] for k, label in zip(KINDS[:4], KIND_LABELS, strict=False)}
-    by_pool = {label: [s["pools"][p]["cost"][k] for p in pools] for k, label in zip(KINDS, KIND_LABELS, strict=True)}
+    by_team = {
+        label: [s["teams"][t]["cost"][k] for t in teams]
+        for k, label in zip(KINDS[:4], KIND_LABELS, strict=False)
+    }
+    by_pool = {
+        label: [s["pools"][p]["cost"][k] for p in pools] for k, label in zip(KINDS, KIND_LABELS, strict=True)
+    }
     cur = s["currency"]
     overhead_rows = [[k, s["cost"][k]] for k in ("support", "operations", "storage", "network")]
     return [
@@ -129,24 +165,54 @@ def _warnings(result: RunResult) -> list[Html]:
 def _comparison(results: Sequence[RunResult]) -> Html:
     labels = [r.label for r in results]
     per_unit = [r.summary["cost_per_accepted_unit"] or 0.0 for r in results]
-    parts = {label: [r.summary["cost"][k] for r in results] for k, label in zip(KINDS, KIND_LABELS, strict=True)}
+    parts = {
+        label: [r.summary["cost"][k] for r in results] for k, label in zip(KINDS, KIND_LABELS, strict=True)
+    }
     parts["overheads"] = [r.summary["overheads"]["total"] for r in results]
     rows: list[list[Any]] = []
     for r in results:
         s = r.summary
         waits = [v["queue_wait"]["p90_s"] for v in s["teams"].values()]
-        rows.append([
-            r.label, s["cost_per_accepted_unit"], s["cost"]["total"], s["accepted_units"],
-            s["workloads"]["completed"], _hours(max(waits, default=0.0)), s["interruptions"]["evictions"],
-            s["interruptions"]["preemptions"],
-        ])
-    head = ["platform", "cost / unit", "total cost", "units", "completed", "worst team p90 wait h", "evictions", "preemptions"]
+        rows.append(
+            [
+                r.label,
+                s["cost_per_accepted_unit"],
+                s["cost"]["total"],
+                s["accepted_units"],
+                s["workloads"]["completed"],
+                _hours(max(waits, default=0.0)),
+                s["interruptions"]["evictions"],
+                s["interruptions"]["preemptions"],
+            ]
+        )
+    head = [
+        "platform",
+        "cost / unit",
+        "total cost",
+        "units",
+        "completed",
+        "worst team p90 wait h",
+        "evictions",
+        "preemptions",
+    ]
     short = [f"#{i + 1}" for i in range(len(labels))]
     legend = table(["#", "platform"], [[s, label] for s, label in zip(short, labels, strict=True)])
     return Html(
-        table(head, rows) + legend
-        + figure(charts.bars(short, per_unit, title="Effective cost per accepted unit", y_label=results[0].summary["currency"]))
-        + figure(charts.stacked_bars(short, parts, title="Total cost by component", y_label=results[0].summary["currency"]))
+        table(head, rows)
+        + legend
+        + figure(
+            charts.bars(
+                short,
+                per_unit,
+                title="Effective cost per accepted unit",
+                y_label=results[0].summary["currency"],
+            )
+        )
+        + figure(
+            charts.stacked_bars(
+                short, parts, title="Total cost by component", y_label=results[0].summary["currency"]
+            )
+        )
     )
 
 

@@ -44,7 +44,9 @@ def pod_requests(w: Workload, shared: str = GPU) -> tuple[PodRequest, ...]:
     out: list[PodRequest] = []
     for ps in w.pod_sets:
         if ps.mig_profile:
-            out.append(PodRequest(ps.name, ps.count, MIG_PREFIX + ps.mig_profile, max(1, round(ps.gpus_per_pod))))
+            out.append(
+                PodRequest(ps.name, ps.count, MIG_PREFIX + ps.mig_profile, max(1, round(ps.gpus_per_pod)))
+            )
         elif ps.gpus_per_pod >= 1:
             out.append(PodRequest(ps.name, ps.count, GPU, round(ps.gpus_per_pod)))
         elif ps.gpus_per_pod > 0:
@@ -67,7 +69,9 @@ def allowed_pools(w: Workload, pools: list[PoolModel]) -> tuple[int, ...]:
     return tuple(p.index for p in by_class)
 
 
-def allowed_pods(w: Workload, pools: list[PoolModel], shared: str = GPU) -> tuple[tuple[PodRequest, ...], tuple[int, ...]]:
+def allowed_pods(
+    w: Workload, pools: list[PoolModel], shared: str = GPU
+) -> tuple[tuple[PodRequest, ...], tuple[int, ...]]:
     """The workload's pod requests and the pools its pods may use and fit on.
 
     A pool qualifies when the class and GPU model allow it and one of its nodes offers every
@@ -76,7 +80,8 @@ def allowed_pods(w: Workload, pools: list[PoolModel], shared: str = GPU) -> tupl
     """
     requests = pod_requests(w, shared)
     fitting = tuple(
-        i for i in allowed_pools(w, pools)
+        i
+        for i in allowed_pools(w, pools)
         if all(pools[i].per_node.get(r.resource, 0) >= r.units for r in requests)
     )
     return requests, fitting

@@ -38,20 +38,32 @@ def kueue_objects_for(spec: PlatformSpec) -> list[dict[str, Any]]:
 
 
 def simulate(
-    spec: PlatformSpec, workloads: Sequence[Workload], config: SimConfig | None = None,
+    spec: PlatformSpec,
+    workloads: Sequence[Workload],
+    config: SimConfig | None = None,
     progress: Progress | None = None,
 ) -> Outcome:
     """Replay `workloads` (teams already mapped to the spec's teams) on the platform."""
     pools = pool_models(spec)
     return simulate_objects(
-        pools, team_queues(spec), kueue_objects_for(spec), workloads, config or SimConfig(),
-        fair_sharing=spec.queueing.fair_sharing.enabled, progress=progress,
+        pools,
+        team_queues(spec),
+        kueue_objects_for(spec),
+        workloads,
+        config or SimConfig(),
+        fair_sharing=spec.queueing.fair_sharing.enabled,
+        progress=progress,
     )
 
 
 def simulate_objects(
-    pools: list[PoolModel], teams: list[TeamQueue], objects: Sequence[Mapping[str, Any]],
-    workloads: Sequence[Workload], config: SimConfig, *, fair_sharing: bool | None = None,
+    pools: list[PoolModel],
+    teams: list[TeamQueue],
+    objects: Sequence[Mapping[str, Any]],
+    workloads: Sequence[Workload],
+    config: SimConfig,
+    *,
+    fair_sharing: bool | None = None,
     progress: Progress | None = None,
 ) -> Outcome:
     """Replay workloads on explicit pools and Kueue objects (tests, what-ifs on hand-made setups)."""

@@ -98,7 +98,10 @@ def platforms_from(paths: Sequence[Path]) -> list[Platform]:
 
 
 def run_all(
-    platforms: Sequence[Platform], source: WorkloadSource, config: SimConfig, progress: Progress | None = None,
+    platforms: Sequence[Platform],
+    source: WorkloadSource,
+    config: SimConfig,
+    progress: Progress | None = None,
 ) -> list[RunResult]:
     """Run every platform on the same workload and seed."""
     results = []

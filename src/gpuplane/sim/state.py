@@ -56,7 +56,12 @@ class Run:
     )
 
     def __init__(
-        self, idx: int, w: Workload, team: int, requests: tuple[PodRequest, ...], pools: tuple[int, ...],
+        self,
+        idx: int,
+        w: Workload,
+        team: int,
+        requests: tuple[PodRequest, ...],
+        pools: tuple[int, ...],
         pods: list[tuple[str, int]],
     ) -> None:
         self.idx = idx
@@ -104,7 +109,9 @@ class Run:
     def start_segment(self, now: float) -> float:
         """Begin a run on placed pods; returns the wall time at which it would finish."""
         ckpt = self.w.checkpoint
-        self.restore = ckpt.restore_s if (ckpt is not None and self.base > 0 and not self.resumes_in_place) else 0.0
+        self.restore = (
+            ckpt.restore_s if (ckpt is not None and self.base > 0 and not self.resumes_in_place) else 0.0
+        )
         self.seg_start = now
         self.state = RUNNING
         self.runs += 1
@@ -115,7 +122,9 @@ class Run:
         if self.down_since is not None:
             self.downtime += now - self.down_since
             self.down_since = None
-        return now + wall_to_finish(self.base, self.target, None if self.resumes_in_place else ckpt, self.restore)
+        return now + wall_to_finish(
+            self.base, self.target, None if self.resumes_in_place else ckpt, self.restore
+        )
 
     def stop_segment(self, now: float, ledger: Ledger, finished: bool, horizon: bool = False) -> None:
         """End the current run and book its GPU time.

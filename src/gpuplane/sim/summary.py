@@ -40,7 +40,10 @@ def _rows(s: dict[str, Any]) -> list[tuple[str, str]]:
         ("still waiting at the end", f"{w['pending'] + w['admitted']:,}"),
         ("worst team p90 queue wait (h)", _h(worst)),
         ("worst team mean quota / capacity wait (h)", f"{_h(mean_quota)} / {_h(mean_cap)}"),
-        ("evictions / preemptions", f"{s['interruptions']['evictions']} / {s['interruptions']['preemptions']}"),
+        (
+            "evictions / preemptions",
+            f"{s['interruptions']['evictions']} / {s['interruptions']['preemptions']}",
+        ),
         ("inference availability", f"{s['inference']['availability'] * 100:.3f} %"),
         ("simulated window (days)", f"{s['window_hours'] / 24:,.1f}"),
     ]
@@ -49,7 +52,9 @@ def _rows(s: dict[str, Any]) -> list[tuple[str, str]]:
 def summary_table(results: Sequence[RunResult]) -> Table:
     """One column per platform, one row per key figure."""
     currency = results[0].summary["currency"]
-    table = Table(title=f"gpuplane simulate ({currency}; seed {results[0].summary['seed']})", title_justify="left")
+    table = Table(
+        title=f"gpuplane simulate ({currency}; seed {results[0].summary['seed']})", title_justify="left"
+    )
     table.add_column("figure")
     for r in results:
         table.add_column(r.label, justify="right", overflow="fold")

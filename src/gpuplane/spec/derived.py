@@ -44,8 +44,12 @@ def resources_per_gpu(pool: NodePool) -> dict[str, int]:
         return {}
     sharing = pool.sharing
     return resources.per_gpu(
-        acc, sharing.mode, mig_layout=mig_layout(pool), mig_strategy=sharing.strategy,
-        replicas=sharing.replicas, rename_shared=sharing.rename_shared,
+        acc,
+        sharing.mode,
+        mig_layout=mig_layout(pool),
+        mig_strategy=sharing.strategy,
+        replicas=sharing.replicas,
+        rename_shared=sharing.rename_shared,
     )
 
 

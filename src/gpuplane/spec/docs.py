@@ -123,7 +123,9 @@ def generate_markdown() -> str:
     out = [INTRO]
     for model in _models(PlatformSpec):
         doc = (model.__doc__ or "").strip().splitlines()[0] if model.__doc__ else ""
-        out.append(f"\n### {model.__name__}\n\n{doc}\n\n| field | type | default | meaning |\n|---|---|---|---|\n")
+        out.append(
+            f"\n### {model.__name__}\n\n{doc}\n\n| field | type | default | meaning |\n|---|---|---|---|\n"
+        )
         for name, info in model.model_fields.items():
             alias = info.alias or name
             desc = (info.description or "").replace("|", "\\|")

@@ -28,13 +28,15 @@ def format_path(parts: PathParts) -> str:
     return out
 
 
-def problem_at(file: str, raw: Any, parts: PathParts, message: str, *, severity: str = "error",
-               at_key: bool = False) -> Problem:
+def problem_at(
+    file: str, raw: Any, parts: PathParts, message: str, *, severity: str = "error", at_key: bool = False
+) -> Problem:
     """A Problem located at the YAML node of `parts` (or its key, or the nearest existing parent)."""
     pos = key_position(raw, parts) if at_key else locate(raw, parts)
     line, column = pos if pos else (None, None)
-    return Problem(file=file, line=line, column=column, path=format_path(parts), message=message,
-                   severity=severity)
+    return Problem(
+        file=file, line=line, column=column, path=format_path(parts), message=message, severity=severity
+    )
 
 
 def _validation_problems(file: str, raw: Any, exc: ValidationError) -> list[Problem]:

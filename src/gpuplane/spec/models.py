@@ -33,9 +33,7 @@ DEFAULT_GPU_TAINT = ("nvidia.com/gpu", "present")
 class SpecModel(BaseModel):
     """Base: camelCase aliases, unknown keys rejected, population by field name allowed."""
 
-    model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=False
-    )
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=False)
 
 
 class Cluster(SpecModel):
@@ -43,10 +41,13 @@ class Cluster(SpecModel):
 
     name: str = Field(pattern=DNS_LABEL, max_length=63, description="Cluster name (DNS label).")
     provider: Provider = Field(description="Where node pools are provisioned: aks, gke, eks or generic.")
-    region: str = Field(default="", description="Cloud region (e.g. eastus, us-central1); prices are looked up here.")
+    region: str = Field(
+        default="", description="Cloud region (e.g. eastus, us-central1); prices are looked up here."
+    )
     kubernetes_version: str = Field(
-        default="1.30", pattern=r"^1\.[0-9]{2}$",
-        description="Kubernetes minor version, e.g. \"1.30\" (a patch version such as 1.30.4 is cut to its minor).",
+        default="1.30",
+        pattern=r"^1\.[0-9]{2}$",
+        description='Kubernetes minor version, e.g. "1.30" (a patch version such as 1.30.4 is cut to its minor).',
     )
 
     @field_validator("kubernetes_version", mode="before")
@@ -58,6 +59,7 @@ class Cluster(SpecModel):
         if isinstance(value, str) and re.fullmatch(r"v?1\.[0-9]{2}\.[0-9]+", value):
             value = value.lstrip("v").rsplit(".", 1)[0]
         return value
+
     resource_group: str = Field(default="", description="AKS resource group (used in `az` commands).")
 
 
@@ -66,7 +68,9 @@ class Taint(SpecModel):
 
     key: str = Field(min_length=1, description="Taint key, e.g. nvidia.com/gpu.")
     value: str = Field(default="", description="Taint value.")
-    effect: TaintEffect = Field(default="NoSchedule", description="NoSchedule, PreferNoSchedule or NoExecute.")
+    effect: TaintEffect = Field(
+        default="NoSchedule", description="NoSchedule, PreferNoSchedule or NoExecute."
+    )
 
 
 def _parse_taint(text: str) -> dict[str, str]:
@@ -82,7 +86,9 @@ class Spot(SpecModel):
     """Spot / preemptible capacity for a pool."""
 
     enabled: bool = Field(default=False, description="Run the pool on spot / preemptible VMs.")
-    max_price: float = Field(default=-1, description="Max hourly price; -1 means pay up to on-demand (AKS convention).")
+    max_price: float = Field(
+        default=-1, description="Max hourly price; -1 means pay up to on-demand (AKS convention)."
+    )
 
 
 class Sharing(SpecModel):
@@ -91,7 +97,9 @@ class Sharing(SpecModel):
     mode: SharingMode = "exclusive"
     strategy: MigStrategy = Field(default="single", description="MIG strategy: single or mixed.")
     layout: list[str] | None = Field(
-        default=None, min_length=1, description="MIG: profiles of one GPU, e.g. [3g.40gb, 2g.20gb, 1g.10gb, 1g.10gb]."
+        default=None,
+        min_length=1,
+        description="MIG: profiles of one GPU, e.g. [3g.40gb, 2g.20gb, 1g.10gb, 1g.10gb].",
     )
     config: str | None = Field(
         default=None, description="MIG: name of a GPU Operator default MIG config, e.g. all-1g.10gb."
@@ -105,29 +113,48 @@ class Sharing(SpecModel):
 class NodePool(SpecModel):
     """One GPU (or CPU) node pool."""
 
-    name: str = Field(pattern=DNS_LABEL, max_length=40, description="Pool name (DNS label); also its Kueue flavor name.")
-    accelerator: str | None = Field(default=None, description="Catalog accelerator name; empty for CPU pools.")
+    name: str = Field(
+        pattern=DNS_LABEL, max_length=40, description="Pool name (DNS label); also its Kueue flavor name."
+    )
+    accelerator: str | None = Field(
+        default=None, description="Catalog accelerator name; empty for CPU pools."
+    )
     vm_size: str = Field(default="", description="VM size / machine type / instance type.")
-    gpus_per_node: int | None = Field(default=None, ge=0, description="Derived from the catalog when omitted.")
+    gpus_per_node: int | None = Field(
+        default=None, ge=0, description="Derived from the catalog when omitted."
+    )
     min_nodes: int = Field(default=0, ge=0, description="Autoscaler minimum; 0 lets the pool scale to zero.")
     max_nodes: int = Field(default=1, ge=0, description="Autoscaler maximum.")
-    spot: Spot = Field(default_factory=Spot, description="Spot capacity settings; `spot: true` is short for {enabled: true}.")
+    spot: Spot = Field(
+        default_factory=Spot, description="Spot capacity settings; `spot: true` is short for {enabled: true}."
+    )
     zones: list[str] = Field(default_factory=list, description="Availability zones the pool spans.")
     taints: list[Taint] = Field(
         default_factory=list,
         description="Omitted on a GPU pool: nvidia.com/gpu=present:NoSchedule. An explicit [] needs the no-taints waiver.",
     )
-    labels: dict[str, str] = Field(default_factory=dict, description="Extra node labels (gpuplane adds its own schema).")
+    labels: dict[str, str] = Field(
+        default_factory=dict, description="Extra node labels (gpuplane adds its own schema)."
+    )
     workload_classes: list[WorkloadClass] = Field(
-        default_factory=lambda: list[WorkloadClass](["training", "batch"]), description="Work the pool serves: training, inference, batch."
+        default_factory=lambda: list[WorkloadClass](["training", "batch"]),
+        description="Work the pool serves: training, inference, batch.",
     )
     driver_version: str | None = Field(default=None, description="NVIDIA driver version, e.g. 550.90.07.")
     sharing: Sharing = Field(default_factory=Sharing, description="How pods share the pool's GPUs.")
     waivers: list[Waiver] = Field(
-        default_factory=list, description="Accepted risks: inference-on-spot, no-taints, quota-above-capacity."
+        default_factory=list,
+        description="Accepted risks: inference-on-spot, no-taints, quota-above-capacity.",
     )
-    cpu_per_node: float | None = Field(default=None, gt=0, description="vCPUs per node; from the catalog when known.")
-    memory_gib_per_node: float | None = Field(default=None, gt=0, alias="memoryGiBPerNode", description="Memory per node; from the catalog when known.")
+    cpu_per_node: float | None = Field(
+        default=None, gt=0, description="vCPUs per node; from the catalog when known."
+    )
+    memory_gib_per_node: float | None = Field(
+        default=None,
+        gt=0,
+        alias="memoryGiBPerNode",
+        description="Memory per node; from the catalog when known.",
+    )
 
     @field_validator("spot", mode="before")
     @classmethod
@@ -175,24 +202,37 @@ class Quota(SpecModel):
 
     pool: str = Field(description="Name of the node pool.")
     resource: str | None = Field(
-        default=None, description="Resource name when the pool exposes several (MIG mixed); default: the pool's."
+        default=None,
+        description="Resource name when the pool exposes several (MIG mixed); default: the pool's.",
     )
     nominal: int = Field(ge=0, description="Guaranteed units (GPUs, MIG instances or shared replicas).")
-    borrowing_limit: int | None = Field(default=None, ge=0, description="Most it may borrow from the cohort; none = unlimited.")
-    lending_limit: int | None = Field(default=None, ge=0, description="Most of its nominal it lends to the cohort; none = all.")
+    borrowing_limit: int | None = Field(
+        default=None, ge=0, description="Most it may borrow from the cohort; none = unlimited."
+    )
+    lending_limit: int | None = Field(
+        default=None, ge=0, description="Most of its nominal it lends to the cohort; none = all."
+    )
 
 
 class Team(SpecModel):
     """A tenant: namespaces, identity groups, quotas and priority."""
 
     name: str = Field(pattern=DNS_LABEL, max_length=40, description="Team name; also its ClusterQueue name.")
-    namespaces: list[str] = Field(default_factory=list, description="Namespaces the team owns (one LocalQueue each).")
-    groups: list[str] = Field(default_factory=list, description="Identity groups bound to the team's namespaces.")
+    namespaces: list[str] = Field(
+        default_factory=list, description="Namespaces the team owns (one LocalQueue each)."
+    )
+    groups: list[str] = Field(
+        default_factory=list, description="Identity groups bound to the team's namespaces."
+    )
     cohort: str | None = Field(default=None, description="Kueue cohort; default queueing.defaultCohort.")
     quotas: list[Quota] = Field(default_factory=list, description="Per-pool GPU quotas.")
-    priority_class: str | None = Field(default=None, description="Default priority class (a queueing.priorityClasses name).")
+    priority_class: str | None = Field(
+        default=None, description="Default priority class (a queueing.priorityClasses name)."
+    )
     spot_allowed: bool = Field(default=True, description="Whether the team may hold quota on spot pools.")
-    fair_sharing_weight: float = Field(default=1.0, ge=0, description="Fair-sharing weight of the team's ClusterQueue.")
+    fair_sharing_weight: float = Field(
+        default=1.0, ge=0, description="Fair-sharing weight of the team's ClusterQueue."
+    )
 
     @field_validator("namespaces")
     @classmethod
@@ -214,23 +254,35 @@ class BorrowWithinCohort(SpecModel):
     """Preemption while borrowing."""
 
     policy: BorrowWithinCohortPolicy = Field(default="Never", description="Never or LowerPriority.")
-    max_priority_threshold: int | None = Field(default=None, description="Only preempt workloads at or below this priority.")
+    max_priority_threshold: int | None = Field(
+        default=None, description="Only preempt workloads at or below this priority."
+    )
 
 
 class Preemption(SpecModel):
     """Kueue ClusterQueue preemption policy, applied to every team's ClusterQueue."""
 
-    within_cluster_queue: WithinClusterQueue = Field(default="LowerPriority", description="Never, LowerPriority or LowerOrNewerEqualPriority.")
-    reclaim_within_cohort: ReclaimWithinCohort = Field(default="Any", description="Never, LowerPriority or Any.")
-    borrow_within_cohort: BorrowWithinCohort = Field(default_factory=BorrowWithinCohort, description="Preemption while borrowing.")
+    within_cluster_queue: WithinClusterQueue = Field(
+        default="LowerPriority", description="Never, LowerPriority or LowerOrNewerEqualPriority."
+    )
+    reclaim_within_cohort: ReclaimWithinCohort = Field(
+        default="Any", description="Never, LowerPriority or Any."
+    )
+    borrow_within_cohort: BorrowWithinCohort = Field(
+        default_factory=BorrowWithinCohort, description="Preemption while borrowing."
+    )
 
 
 class FairSharing(SpecModel):
     """Kueue fair sharing (dominant resource share with weights)."""
 
-    enabled: bool = Field(default=False, description="Turn fair sharing on (Kueue Configuration fairSharing).")
+    enabled: bool = Field(
+        default=False, description="Turn fair sharing on (Kueue Configuration fairSharing)."
+    )
     preemption_strategies: list[FairSharingStrategy] = Field(
-        default_factory=lambda: list[FairSharingStrategy](["LessThanOrEqualToFinalShare", "LessThanInitialShare"])
+        default_factory=lambda: list[FairSharingStrategy](
+            ["LessThanOrEqualToFinalShare", "LessThanInitialShare"]
+        )
     )
 
 
@@ -246,10 +298,16 @@ class PriorityClass(SpecModel):
 class Queueing(SpecModel):
     """Kueue queueing policy."""
 
-    default_cohort: str | None = Field(default="gpu", description="Cohort of teams that name none; null: no cohort.")
+    default_cohort: str | None = Field(
+        default="gpu", description="Cohort of teams that name none; null: no cohort."
+    )
     cohorts: list[Cohort] = Field(default_factory=list, description="Cohorts with optional parents.")
-    queueing_strategy: QueueingStrategy = Field(default="BestEffortFIFO", description="BestEffortFIFO or StrictFIFO.")
-    preemption: Preemption = Field(default_factory=Preemption, description="Preemption policy of every ClusterQueue.")
+    queueing_strategy: QueueingStrategy = Field(
+        default="BestEffortFIFO", description="BestEffortFIFO or StrictFIFO."
+    )
+    preemption: Preemption = Field(
+        default_factory=Preemption, description="Preemption policy of every ClusterQueue."
+    )
     fair_sharing: FairSharing = Field(default_factory=FairSharing, description="Fair sharing.")
     priority_classes: list[PriorityClass] = Field(default_factory=list, description="Priority classes.")
     flavor_fungibility: Literal["Borrow", "Preempt"] = Field(
@@ -260,16 +318,26 @@ class Queueing(SpecModel):
 class Alerts(SpecModel):
     """Alert thresholds for the rendered PrometheusRules."""
 
-    idle_util_percent: float = Field(default=5, ge=0, le=100, description="An allocated GPU below this utilisation is idle.")
-    idle_minutes: int = Field(default=30, ge=1, description="How long an allocated GPU may idle before alerting.")
-    pending_minutes: int = Field(default=60, ge=1, description="How long a GPU workload may pend before alerting.")
-    pool_at_max_minutes: int = Field(default=15, ge=1, description="How long a pool may sit at maxNodes before alerting.")
+    idle_util_percent: float = Field(
+        default=5, ge=0, le=100, description="An allocated GPU below this utilisation is idle."
+    )
+    idle_minutes: int = Field(
+        default=30, ge=1, description="How long an allocated GPU may idle before alerting."
+    )
+    pending_minutes: int = Field(
+        default=60, ge=1, description="How long a GPU workload may pend before alerting."
+    )
+    pool_at_max_minutes: int = Field(
+        default=15, ge=1, description="How long a pool may sit at maxNodes before alerting."
+    )
 
 
 class Monitoring(SpecModel):
     """Monitoring: where the rules and exporter go, and the alert thresholds."""
 
-    namespace: str = Field(default="gpu-monitoring", pattern=DNS_LABEL, description="Namespace of monitoring objects.")
+    namespace: str = Field(
+        default="gpu-monitoring", pattern=DNS_LABEL, description="Namespace of monitoring objects."
+    )
     alerts: Alerts = Field(default_factory=Alerts, description="Alert thresholds.")
 
 
@@ -284,17 +352,30 @@ class Costs(SpecModel):
     """Prices and overheads for the cost model shared by simulate and account."""
 
     currency: str = Field(default="USD", description="Currency of every price.")
-    pools: dict[str, PoolPrice] = Field(default_factory=dict, description="Per-pool node-hour price overrides.")
+    pools: dict[str, PoolPrice] = Field(
+        default_factory=dict, description="Per-pool node-hour price overrides."
+    )
     support_monthly: float = Field(default=0, ge=0, description="Monthly support contract, prorated.")
-    operations_monthly: float = Field(default=0, ge=0, description="Monthly operations staff/tooling, prorated.")
-    storage_per_gib_month: float = Field(default=0, ge=0, alias="storagePerGiBMonth", description="Storage price per GiB-month (checkpoints, data).")
-    network_per_gib: float = Field(default=0, ge=0, alias="networkPerGiB", description="Network price per GiB moved.")
+    operations_monthly: float = Field(
+        default=0, ge=0, description="Monthly operations staff/tooling, prorated."
+    )
+    storage_per_gib_month: float = Field(
+        default=0,
+        ge=0,
+        alias="storagePerGiBMonth",
+        description="Storage price per GiB-month (checkpoints, data).",
+    )
+    network_per_gib: float = Field(
+        default=0, ge=0, alias="networkPerGiB", description="Network price per GiB moved."
+    )
 
 
 class PlatformSpec(SpecModel):
     """The whole platform: the one input every gpuplane engine reads."""
 
-    api_version: Literal["gpuplane.io/v1alpha1"] = Field(default="gpuplane.io/v1alpha1", description="Spec version.")
+    api_version: Literal["gpuplane.io/v1alpha1"] = Field(
+        default="gpuplane.io/v1alpha1", description="Spec version."
+    )
     kind: Literal["Platform"] = Field(default="Platform", description="Always Platform.")
     cluster: Cluster = Field(description="The cluster.")
     node_pools: list[NodePool] = Field(min_length=1, description="GPU and CPU node pools.")

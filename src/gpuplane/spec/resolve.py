@@ -20,7 +20,9 @@ def _resolve_pool(spec: PlatformSpec, index: int, pool: NodePool, at: Locate) ->
         acc = catalog.accelerator(pool.accelerator)
         if acc is None:
             known = ", ".join(a.name for a in catalog.accelerators())
-            problems.append(at((*base, "accelerator"), f"unknown accelerator {pool.accelerator!r} (known: {known})"))
+            problems.append(
+                at((*base, "accelerator"), f"unknown accelerator {pool.accelerator!r} (known: {known})")
+            )
             return problems
         pool.accelerator = acc.name
         if pool.sharing.layout:
@@ -31,20 +33,28 @@ def _resolve_pool(spec: PlatformSpec, index: int, pool: NodePool, at: Locate) ->
     sku = catalog.vm_sku(spec.cluster.provider, pool.vm_size) if pool.vm_size else None
     if sku is not None:
         if pool.accelerator and sku.accelerator and sku.accelerator != pool.accelerator:
-            problems.append(at((*base, "vmSize"),
-                               f"{sku.name} carries {sku.accelerator}, not {pool.accelerator}"))
+            problems.append(
+                at((*base, "vmSize"), f"{sku.name} carries {sku.accelerator}, not {pool.accelerator}")
+            )
         if pool.gpus_per_node is None:
             pool.gpus_per_node = sku.gpus
         elif pool.accelerator and pool.gpus_per_node != sku.gpus:
-            problems.append(at((*base, "gpusPerNode"),
-                               f"{sku.name} has {sku.gpus} GPUs per node, not {pool.gpus_per_node}"))
+            problems.append(
+                at(
+                    (*base, "gpusPerNode"),
+                    f"{sku.name} has {sku.gpus} GPUs per node, not {pool.gpus_per_node}",
+                )
+            )
         if pool.cpu_per_node is None and sku.vcpus:
             pool.cpu_per_node = float(sku.vcpus)
         if pool.memory_gib_per_node is None and sku.memory_gb:
             pool.memory_gib_per_node = float(sku.memory_gb)
     if pool.accelerator and pool.gpus_per_node is None:
-        what = f"VM size {pool.vm_size!r} is not in the {spec.cluster.provider} catalog" if pool.vm_size \
+        what = (
+            f"VM size {pool.vm_size!r} is not in the {spec.cluster.provider} catalog"
+            if pool.vm_size
             else "no vmSize given"
+        )
         problems.append(at((*base, "gpusPerNode"), f"{what}: set gpusPerNode"))
     if pool.accelerator and pool.gpus_per_node == 0:
         problems.append(at((*base, "gpusPerNode"), "a GPU pool needs at least one GPU per node"))

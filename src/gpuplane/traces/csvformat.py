@@ -29,9 +29,22 @@ from gpuplane.traces.model import (
 from gpuplane.traces.rows import BadRow, Issues, column_index, optional_float, to_float, to_int
 
 COLUMNS: tuple[str, ...] = (
-    "id", "team", "queue", "class", "submit_s", "pod_sets", "work_gpu_s", "run_time_s", "priority",
-    "checkpoint_interval_s", "checkpoint_write_s", "checkpoint_restore_s",
-    "final_status", "end_at_fraction", "gpu_model", "user",
+    "id",
+    "team",
+    "queue",
+    "class",
+    "submit_s",
+    "pod_sets",
+    "work_gpu_s",
+    "run_time_s",
+    "priority",
+    "checkpoint_interval_s",
+    "checkpoint_write_s",
+    "checkpoint_restore_s",
+    "final_status",
+    "end_at_fraction",
+    "gpu_model",
+    "user",
 )
 REQUIRED: tuple[str, ...] = ("id", "class", "submit_s", "pod_sets")
 _CHECKPOINT = ("checkpoint_interval_s", "checkpoint_write_s", "checkpoint_restore_s")
@@ -46,6 +59,7 @@ def is_gpuplane_header(header: list[str]) -> bool:
 
 
 # -- writing -------------------------------------------------------------------------------------
+
 
 def num(value: float | int) -> str:
     """Shortest text that reads back as the same number ('3600' for 3600.0, '0.46' for 0.46)."""
@@ -79,11 +93,22 @@ def to_row(w: Workload) -> list[str]:
     """The CSV cells of one workload, in `COLUMNS` order."""
     cp = w.checkpoint
     return [
-        w.id, w.team, w.queue, w.klass, num(w.submit), format_pod_sets(w.pod_sets),
-        _opt(w.work_gpu_seconds), _opt(w.run_time), str(w.priority),
-        _opt(cp.interval_s if cp else None), _opt(cp.write_s if cp else None),
+        w.id,
+        w.team,
+        w.queue,
+        w.klass,
+        num(w.submit),
+        format_pod_sets(w.pod_sets),
+        _opt(w.work_gpu_seconds),
+        _opt(w.run_time),
+        str(w.priority),
+        _opt(cp.interval_s if cp else None),
+        _opt(cp.write_s if cp else None),
         _opt(cp.restore_s if cp else None),
-        w.final_status, num(w.end_at_fraction), w.gpu_model or "", w.user or "",
+        w.final_status,
+        num(w.end_at_fraction),
+        w.gpu_model or "",
+        w.user or "",
     ]
 
 
@@ -118,6 +143,7 @@ def write_workloads_csv(workloads: Iterable[Workload], path: Path) -> int:
 
 # -- reading -------------------------------------------------------------------------------------
 
+
 @lru_cache(maxsize=4096)
 def parse_pod_sets(text: str) -> tuple[PodSet, ...]:
     """Parse the `pod_sets` cell; raises BadRow('pod_sets', ...) naming what is wrong.
@@ -135,16 +161,20 @@ def parse_pod_sets(text: str) -> tuple[PodSet, ...]:
         for item in m["attrs"].split():
             key, sep, value = item.partition("=")
             if not sep or key not in _ATTRS or key in attrs or not value:
-                raise BadRow("pod_sets", f"{item!r} in {part!r}: expected one of {', '.join(_ATTRS)} as key=value")
+                raise BadRow(
+                    "pod_sets", f"{item!r} in {part!r}: expected one of {', '.join(_ATTRS)} as key=value"
+                )
             attrs[key] = value
-        out.append(PodSet(
-            name=m["name"],
-            count=to_int(m["count"], "pod_sets", minimum=1),
-            gpus_per_pod=to_float(m["gpus"], "pod_sets", minimum=0),
-            mig_profile=attrs.get("mig"),
-            cpu_milli=to_int(attrs.get("cpu_milli", "0"), "pod_sets", minimum=0),
-            memory_mib=to_int(attrs.get("memory_mib", "0"), "pod_sets", minimum=0),
-        ))
+        out.append(
+            PodSet(
+                name=m["name"],
+                count=to_int(m["count"], "pod_sets", minimum=1),
+                gpus_per_pod=to_float(m["gpus"], "pod_sets", minimum=0),
+                mig_profile=attrs.get("mig"),
+                cpu_milli=to_int(attrs.get("cpu_milli", "0"), "pod_sets", minimum=0),
+                memory_mib=to_int(attrs.get("memory_mib", "0"), "pod_sets", minimum=0),
+            )
+        )
     names = [ps.name for ps in out]
     if len(set(names)) != len(names):
         raise BadRow("pod_sets", "pod set names must be distinct")
@@ -214,7 +244,10 @@ def read_gpuplane_rows(
     unknown = [c for c in header if c not in COLUMNS]
     if unknown:
         raise InputError.single(
-            issues.file, f"unknown column {unknown[0]!r} (known: {', '.join(COLUMNS)})", line=1, path=unknown[0]
+            issues.file,
+            f"unknown column {unknown[0]!r} (known: {', '.join(COLUMNS)})",
+            line=1,
+            path=unknown[0],
         )
     index = column_index(header, REQUIRED, issues.file)
     if "work_gpu_s" not in index and "run_time_s" not in index:
@@ -226,7 +259,9 @@ def read_gpuplane_rows(
             width = len(row)
             if width > len(header):
                 raise BadRow(header[-1], f"{width} cells but the header has {len(header)} columns")
-            cells = dict(zip(COLUMNS, [row[i].strip() if 0 <= i < width else "" for i in positions], strict=True))
+            cells = dict(
+                zip(COLUMNS, [row[i].strip() if 0 <= i < width else "" for i in positions], strict=True)
+            )
             w = parse_row(cells, line)
             if w.id in seen:
                 raise BadRow("id", f"duplicate id {w.id!r}")

@@ -65,8 +65,10 @@ def generate(
     jobs = _job_stream(Random(seed), p, float(duration_s), rate, list(teams))
     if not services:
         return list(jobs)
-    svc = sorted(_services(Random(f"services:{seed}"), p, float(duration_s), list(teams)),
-                 key=lambda w: (w.submit, w.id))
+    svc = sorted(
+        _services(Random(f"services:{seed}"), p, float(duration_s), list(teams)),
+        key=lambda w: (w.submit, w.id),
+    )
     return list(heapq.merge(jobs, svc, key=lambda w: w.submit))
 
 
@@ -101,11 +103,16 @@ def _pod_sets(p: GeneratorParams, cls: JobClassParams) -> list[tuple[PodSet, ...
     out: list[tuple[PodSet, ...]] = []
     for gang, _ in cls.gang_sizes:
         sets = split_gang(gang, pods_for(gang, cls.gpus_per_pod_max))
-        out.append(tuple(
-            replace(ps, cpu_milli=max(p.cpu_milli_min, int(p.cpu_milli_per_gpu * ps.gpus_per_pod)),
-                    memory_mib=max(p.memory_mib_min, int(p.memory_mib_per_gpu * ps.gpus_per_pod)))
-            for ps in sets
-        ))
+        out.append(
+            tuple(
+                replace(
+                    ps,
+                    cpu_milli=max(p.cpu_milli_min, int(p.cpu_milli_per_gpu * ps.gpus_per_pod)),
+                    memory_mib=max(p.memory_mib_min, int(p.memory_mib_per_gpu * ps.gpus_per_pod)),
+                )
+                for ps in sets
+            )
+        )
     return out
 
 
@@ -153,16 +160,31 @@ def _job_stream(
         dur = float(max(1, round(min(exp(gauss(cls.duration.mu, cls.duration.sigma)), cls.duration.max_s))))
         ti = bisect_right(team_cum, random())
         v = random()
-        status, frac = ("failed", (1.0 - random()) ** 2) if v < fs else (
-            ("killed", 1.0 - random()) if v < ks else ("completed", 1.0))
+        status, frac = (
+            ("failed", (1.0 - random()) ** 2)
+            if v < fs
+            else (("killed", 1.0 - random()) if v < ks else ("completed", 1.0))
+        )
         ckpt = None
         if ci == 0 and random() < cshare:
             ckpt = cps[(intervals[int(random() * len(intervals))], gang)]
         team = teams[ti]
         yield Workload(
-            f"job-{n:07d}", team, team, classes[ci][0], round(t, 3), pods[ci][gi],
-            dur * gang, None, prio[ci], ckpt, status, frac, None,  # type: ignore[arg-type]
-            users[ti][int(random() * len(users[ti]))], 0,
+            f"job-{n:07d}",
+            team,
+            team,
+            classes[ci][0],
+            round(t, 3),
+            pods[ci][gi],
+            dur * gang,
+            None,
+            prio[ci],
+            ckpt,
+            status,
+            frac,
+            None,  # type: ignore[arg-type]
+            users[ti][int(random() * len(users[ti]))],
+            0,
         )
 
 
@@ -188,10 +210,25 @@ def _services(rng: Random, p: GeneratorParams, horizon: float, teams: list[str])
             n += 1
             req: ServiceRequest = inf.requests[req_pick.index(rng.random())]
             replicas = inf.replicas[rep_pick.index(rng.random())][0]
-            pod = PodSet("server", replicas, 1.0 if req.mig else req.gpus, req.mig, inf.cpu_milli, inf.memory_mib)
+            pod = PodSet(
+                "server", replicas, 1.0 if req.mig else req.gpus, req.mig, inf.cpu_milli, inf.memory_mib
+            )
             submit = round(submit, 3)
             run = life if life is not None else round(horizon - submit, 3)
             yield Workload(
-                f"svc-{n:04d}", team, team, "inference", submit, (pod,), None, run,
-                p.priorities["inference"], None, "completed", 1.0, None, f"{team}-user0", 0,
+                f"svc-{n:04d}",
+                team,
+                team,
+                "inference",
+                submit,
+                (pod,),
+                None,
+                run,
+                p.priorities["inference"],
+                None,
+                "completed",
+                1.0,
+                None,
+                f"{team}-user0",
+                0,
             )

@@ -32,7 +32,8 @@ def detect_format(header: list[str], file: str) -> str:
     if is_openb_header(header):
         return "openb"
     raise InputError.single(
-        file, "unknown workload format: the header matches none of gpuplane CSV (id, class, submit_s, "
+        file,
+        "unknown workload format: the header matches none of gpuplane CSV (id, class, submit_s, "
         "pod_sets, ...), Philly/Pollux (timestamp,duration,num_gpus,gpu_time,cluster), DIR-LAB "
         "(u_id,user,gpu_num,...) or Alibaba openb (name,cpu_milli,memory_mib,num_gpu,gpu_milli,...)",
         line=1,
@@ -46,7 +47,9 @@ class WorkloadStream:
     at once. Each iteration reads the file again from the start.
     """
 
-    def __init__(self, path: Path | str, fmt: str = "auto", *, strict: bool = False, limit: int | None = None):
+    def __init__(
+        self, path: Path | str, fmt: str = "auto", *, strict: bool = False, limit: int | None = None
+    ):
         self.path = Path(path)
         self.file = str(path)
         self.strict = strict
@@ -59,8 +62,9 @@ class WorkloadStream:
             header, _ = numbered_rows(stream, self.file)
         detected = detect_format(header, self.file)
         if wanted not in ("auto", detected):
-            raise InputError.single(self.file, f"asked for format {wanted!r} but the header is {detected!r}",
-                                    line=1)
+            raise InputError.single(
+                self.file, f"asked for format {wanted!r} but the header is {detected!r}", line=1
+            )
         self.format = detected
 
     @property

@@ -19,8 +19,17 @@ from gpuplane.traces.model import FinalStatus, PodSet, Workload, WorkloadClass, 
 from gpuplane.traces.rows import BadRow, Issues, cell, column_index, to_float, to_int
 
 OPENB_COLUMNS = (
-    "name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_spec", "qos", "pod_phase",
-    "creation_time", "deletion_time", "scheduled_time",
+    "name",
+    "cpu_milli",
+    "memory_mib",
+    "num_gpu",
+    "gpu_milli",
+    "gpu_spec",
+    "qos",
+    "pod_phase",
+    "creation_time",
+    "deletion_time",
+    "scheduled_time",
 )
 _TIMELESS = ("name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli")
 
@@ -63,7 +72,9 @@ def _gpus(num_gpu: int, gpu_milli: int) -> float:
         return float(num_gpu)
     if num_gpu == 1 and 0 < gpu_milli < 1000:
         return gpu_milli / 1000
-    raise BadRow("gpu_milli", f"{gpu_milli} is not 1000, nor a share (1-999) of a single GPU ({num_gpu} GPUs)")
+    raise BadRow(
+        "gpu_milli", f"{gpu_milli} is not 1000, nor a share (1-999) of a single GPU ({num_gpu} GPUs)"
+    )
 
 
 def _times(row: list[str], index: dict[str, int]) -> tuple[float, float]:
@@ -84,8 +95,10 @@ def _parse(row: list[str], index: dict[str, int], line: int, mapping: OpenbMappi
         raise BadRow("name", "empty")
     cpu = to_int(cell(row, index, "cpu_milli"), "cpu_milli", minimum=0)
     mem = to_int(cell(row, index, "memory_mib"), "memory_mib", minimum=0)
-    gpus = _gpus(to_int(cell(row, index, "num_gpu"), "num_gpu", minimum=0),
-                 to_int(cell(row, index, "gpu_milli"), "gpu_milli", minimum=0))
+    gpus = _gpus(
+        to_int(cell(row, index, "num_gpu"), "num_gpu", minimum=0),
+        to_int(cell(row, index, "gpu_milli"), "gpu_milli", minimum=0),
+    )
     qos = cell(row, index, "qos")
     rule = mapping.qos.get(qos)
     if rule is None:
@@ -97,12 +110,27 @@ def _parse(row: list[str], index: dict[str, int], line: int, mapping: OpenbMappi
     if work is not None and work <= 0:
         raise BadRow("deletion_time", "a GPU job needs a run time > 0 (deletion after scheduling)")
     return Workload(
-        name, qos, qos, rule.klass, submit, pod_sets, work, fixed, rule.priority, None, status, 1.0,
-        cell(row, index, "gpu_spec") or None, None, line,
+        name,
+        qos,
+        qos,
+        rule.klass,
+        submit,
+        pod_sets,
+        work,
+        fixed,
+        rule.priority,
+        None,
+        status,
+        1.0,
+        cell(row, index, "gpu_spec") or None,
+        None,
+        line,
     )
 
 
-def read_openb(header: list[str], rows: Iterator[tuple[int, list[str]]], issues: Issues) -> Iterator[Workload]:
+def read_openb(
+    header: list[str], rows: Iterator[tuple[int, list[str]]], issues: Issues
+) -> Iterator[Workload]:
     """Stream workloads from an openb pod list. Queue = team = the QoS class.
 
     Pods that never ran (`pod_phase` Pending, no scheduled time) cannot be replayed: they are left
@@ -110,8 +138,10 @@ def read_openb(header: list[str], rows: Iterator[tuple[int, list[str]]], issues:
     """
     if "creation_time" not in header:
         raise InputError.single(
-            issues.file, "this openb pod list has no creation/deletion times (a multigpu* variant); "
-            "it cannot be replayed by time", line=1,
+            issues.file,
+            "this openb pod list has no creation/deletion times (a multigpu* variant); "
+            "it cannot be replayed by time",
+            line=1,
         )
     index = column_index(header, OPENB_COLUMNS, issues.file)
     mapping = openb_mapping()
@@ -134,5 +164,8 @@ def read_openb(header: list[str], rows: Iterator[tuple[int, list[str]]], issues:
         yield w
     if pending:
         shown = ", ".join(str(n) for n in pending) + (", ..." if pending_count > len(pending) else "")
-        issues.note(pending[0], "pod_phase", f"{pending_count} pods never ran (Pending) and are left out "
-                    f"(lines {shown})")
+        issues.note(
+            pending[0],
+            "pod_phase",
+            f"{pending_count} pods never ran (Pending) and are left out (lines {shown})",
+        )

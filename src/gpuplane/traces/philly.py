@@ -18,7 +18,17 @@ from gpuplane.traces.model import FinalStatus, PodSet, Workload, WorkloadClass, 
 from gpuplane.traces.rows import BadRow, Issues, column_index, numbered_rows, open_csv, to_float, to_int
 
 POLLUX_COLUMNS = ("timestamp", "duration", "num_gpus", "gpu_time", "cluster")
-DIRLAB_COLUMNS = ("u_id", "user", "gpu_num", "cpu_num", "node_num", "interval", "run_time", "wall_time", "new_status")
+DIRLAB_COLUMNS = (
+    "u_id",
+    "user",
+    "gpu_num",
+    "cpu_num",
+    "node_num",
+    "interval",
+    "run_time",
+    "wall_time",
+    "new_status",
+)
 DIRLAB_STATUS: dict[str, FinalStatus] = {"Pass": "completed", "Failed": "failed", "Killed": "killed"}
 MAX_GPUS_PER_POD = 8
 
@@ -94,9 +104,21 @@ def read_pollux(
             continue
         start = origin or ts
         yield Workload(
-            f"philly-{line}", vc, vc, "training", (ts - start).total_seconds(),
-            split_gang(gpus, pods_for(gpus)), duration * gpus, None, 0, None, "completed", 1.0,
-            None, None, line,
+            f"philly-{line}",
+            vc,
+            vc,
+            "training",
+            (ts - start).total_seconds(),
+            split_gang(gpus, pods_for(gpus)),
+            duration * gpus,
+            None,
+            0,
+            None,
+            "completed",
+            1.0,
+            None,
+            None,
+            line,
         )
 
 
@@ -140,6 +162,19 @@ def read_dirlab(
         work, fixed = timed_work(klass, pod_sets, run)
         queue = f"user-{user}"
         yield Workload(
-            job_id, queue, queue, klass, submit, pod_sets, work, fixed, 0, None, status, 1.0,
-            None, user, line,
+            job_id,
+            queue,
+            queue,
+            klass,
+            submit,
+            pod_sets,
+            work,
+            fixed,
+            0,
+            None,
+            status,
+            1.0,
+            None,
+            user,
+            line,
         )

@@ -45,8 +45,14 @@ class Issues:
         """The warnings so far, with a summary of the bad rows beyond `MAX_WARNINGS`."""
         if not self._more_bad_rows:
             return list(self._warnings)
-        summary = Problem(self.file, None, None, "", f"{self._more_bad_rows} more bad rows skipped "
-                          f"(only the first {MAX_WARNINGS} are listed)", "warning")
+        summary = Problem(
+            self.file,
+            None,
+            None,
+            "",
+            f"{self._more_bad_rows} more bad rows skipped (only the first {MAX_WARNINGS} are listed)",
+            "warning",
+        )
         return [*self._warnings, summary]
 
     def reset(self) -> None:

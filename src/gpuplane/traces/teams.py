@@ -45,18 +45,27 @@ class TeamMap:
         for key, team in [*entries, *self.mapping.items()]:
             if team not in known:
                 line, column = self.positions.get(key, (None, None))
-                problems.append(Problem(
-                    self.file, line, column, "default" if key == "default" else f"map.{key}",
-                    f"team {team!r} is not a team of the platform spec ({', '.join(sorted(known))})",
-                ))
+                problems.append(
+                    Problem(
+                        self.file,
+                        line,
+                        column,
+                        "default" if key == "default" else f"map.{key}",
+                        f"team {team!r} is not a team of the platform spec ({', '.join(sorted(known))})",
+                    )
+                )
         if problems:
             raise InputError(problems)
 
 
 def _scalar(node: yaml.Node, file: str, what: str) -> str:
     if not isinstance(node, yaml.ScalarNode) or not str(node.value).strip():
-        raise InputError.single(file, f"{what} must be a non-empty name",
-                                line=node.start_mark.line + 1, column=node.start_mark.column + 1)
+        raise InputError.single(
+            file,
+            f"{what} must be a non-empty name",
+            line=node.start_mark.line + 1,
+            column=node.start_mark.column + 1,
+        )
     return str(node.value).strip()
 
 
@@ -80,14 +89,23 @@ def parse_team_map(text: str, file: str) -> TeamMap:
             for k_node, v_node in value_node.value:
                 k = _scalar(k_node, file, "a queue or user")
                 if k in mapping:
-                    raise InputError.single(file, f"{k!r} is mapped twice", line=k_node.start_mark.line + 1,
-                                            column=k_node.start_mark.column + 1, path=f"map.{k}")
+                    raise InputError.single(
+                        file,
+                        f"{k!r} is mapped twice",
+                        line=k_node.start_mark.line + 1,
+                        column=k_node.start_mark.column + 1,
+                        path=f"map.{k}",
+                    )
                 mapping[k] = _scalar(v_node, file, f"the team of {k!r}")
                 positions[k] = (v_node.start_mark.line + 1, v_node.start_mark.column + 1)
         else:
-            raise InputError.single(file, f"unexpected {key!r}: a team map has `map:` (a mapping) and "
-                                    "`default:`", line=key_node.start_mark.line + 1,
-                                    column=key_node.start_mark.column + 1, path=key)
+            raise InputError.single(
+                file,
+                f"unexpected {key!r}: a team map has `map:` (a mapping) and `default:`",
+                line=key_node.start_mark.line + 1,
+                column=key_node.start_mark.column + 1,
+                path=key,
+            )
     return TeamMap(mapping, default, file, positions)
 
 
@@ -134,8 +152,12 @@ def _mapped(workloads: Iterable[Workload], teams: Sequence[str], tmap: TeamMap) 
         key = (w.queue, w.user)
         team = cache.get(key)
         if team is None:
-            team = tmap.mapping.get(w.queue) or (tmap.mapping.get(w.user) if w.user else None) \
-                or tmap.default or default_team(w.queue, teams)
+            team = (
+                tmap.mapping.get(w.queue)
+                or (tmap.mapping.get(w.user) if w.user else None)
+                or tmap.default
+                or default_team(w.queue, teams)
+            )
             cache[key] = team
         yield w if w.team == team else replace(w, team=team)
 

@@ -31,7 +31,11 @@ def test_image_reference_parsing(image: str, expected: tuple[str, str, bool]) ->
         ("pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime", [], (12, 4)),
         ("ghcr.io/org/train:2.1-cu121", [], (12, 1)),
         ("nvcr.io/nvidia/pytorch:24.05-py3", [], None),
-        ("app:1.0", [{"name": "NVIDIA_REQUIRE_CUDA", "value": "cuda>=12.6 brand=tesla,driver>=535,driver<536"}], (12, 6)),
+        (
+            "app:1.0",
+            [{"name": "NVIDIA_REQUIRE_CUDA", "value": "cuda>=12.6 brand=tesla,driver>=535,driver<536"}],
+            (12, 6),
+        ),
         ("app:1.0", [{"name": "CUDA_VERSION", "value": "11.7.1"}], (11, 7)),
         ("cuda:latest", [], None),
     ],
@@ -41,6 +45,8 @@ def test_container_cuda_version(image: str, env: list[dict[str, str]], cuda: tup
     assert (found[0] if found else None) == cuda
 
 
-@pytest.mark.parametrize(("value", "amount"), [(1, 1.0), ("2", 2.0), ("0", 0.0), ("1k", None), (True, None), (None, None)])
+@pytest.mark.parametrize(
+    ("value", "amount"), [(1, 1.0), ("2", 2.0), ("0", 0.0), ("1k", None), (True, None), (None, None)]
+)
 def test_quantity(value: object, amount: float | None) -> None:
     assert quantity(value) == amount

@@ -12,7 +12,9 @@ from gpuplane.audit.rules.tenancy import _default_deny
 
 
 def _np(spec: dict[str, Any]) -> K8sObject:
-    return K8sObject({"kind": "NetworkPolicy", "metadata": {"name": "n", "namespace": "a"}, "spec": spec}, "f.yaml")
+    return K8sObject(
+        {"kind": "NetworkPolicy", "metadata": {"name": "n", "namespace": "a"}, "spec": spec}, "f.yaml"
+    )
 
 
 @pytest.mark.parametrize(

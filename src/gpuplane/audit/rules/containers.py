@@ -17,7 +17,10 @@ from gpuplane.audit.workloads import Container, PodTemplate, is_gpu_resource, qu
 
 
 @rule(
-    "GPU001", "gpu-request-limit-mismatch", "GPU in requests without limits, or request and limit differ", "high",
+    "GPU001",
+    "gpu-request-limit-mismatch",
+    "GPU in requests without limits, or request and limit differ",
+    "high",
     why="""Kubernetes takes GPUs from `limits`. A GPU in `requests` without the same amount in `limits` is
     rejected by the API server or, through templates, leaves a controller unable to create pods; a
     mismatch means the author expected an amount the scheduler will not give.""",
@@ -32,15 +35,28 @@ def gpu001(b: Bundle) -> Iterator[Finding]:
                     if not is_gpu_resource(str(res)):
                         continue
                     if res not in limits:
-                        yield at_workload("GPU001", b, w, (*c.path, "resources", "requests", res),
-                                          f"container {c.name!r} requests {res}: {as_str(value)} but sets no limit for it")
+                        yield at_workload(
+                            "GPU001",
+                            b,
+                            w,
+                            (*c.path, "resources", "requests", res),
+                            f"container {c.name!r} requests {res}: {as_str(value)} but sets no limit for it",
+                        )
                     elif quantity(limits[res]) != quantity(value):
-                        yield at_workload("GPU001", b, w, (*c.path, "resources", "limits", res),
-                                          f"container {c.name!r} requests {as_str(value)} {res} but its limit is {as_str(limits[res])}")
+                        yield at_workload(
+                            "GPU001",
+                            b,
+                            w,
+                            (*c.path, "resources", "limits", res),
+                            f"container {c.name!r} requests {as_str(value)} {res} but its limit is {as_str(limits[res])}",
+                        )
 
 
 @rule(
-    "GPU002", "nvidia-device-env", "NVIDIA_VISIBLE_DEVICES or another NVIDIA_* device env in a tenant container", "high",
+    "GPU002",
+    "nvidia-device-env",
+    "NVIDIA_VISIBLE_DEVICES or another NVIDIA_* device env in a tenant container",
+    "high",
     why="""With the NVIDIA runtime honouring the variable, a container that sets `NVIDIA_VISIBLE_DEVICES`
     (or the MIG/IMEX device variables) gets GPUs the device plugin never allocated to it: it can see
     and use every GPU on the node, including other tenants'; `NVIDIA_DRIVER_CAPABILITIES` widens what
@@ -49,7 +65,8 @@ def gpu001(b: Bundle) -> Iterator[Finding]:
     fix="""Remove the variable and request GPUs through `resources.limits`. On the nodes, set the toolkit's
     `accept-nvidia-visible-devices-envvar-when-unprivileged = false` and the device plugin's
     `DEVICE_LIST_STRATEGY=volume-mounts` (GPU Operator `toolkit.env` / `devicePlugin.env`).""",
-    tags=("gpu", "security", "multi-tenancy"), security=True,
+    tags=("gpu", "security", "multi-tenancy"),
+    security=True,
 )
 def gpu002(b: Bundle) -> Iterator[Finding]:
     device, harmless = set(b.config.device_env), {v.lower() for v in b.config.no_device_values}
@@ -61,8 +78,14 @@ def gpu002(b: Bundle) -> Iterator[Finding]:
                     # `void`/`none`/empty select nothing (toolkit docs), so they are not reported.
                     if name in device and (value.lower() not in harmless or "valueFrom" in env):
                         why = "" if c.gpus() else " without requesting any GPU"
-                        yield at_workload("GPU002", b, w, (*c.path, "env", i, "name"),
-                                          f"container {c.name!r} sets {name}={value or '<from reference>'}{why}: it bypasses the device plugin", key=False)
+                        yield at_workload(
+                            "GPU002",
+                            b,
+                            w,
+                            (*c.path, "env", i, "name"),
+                            f"container {c.name!r} sets {name}={value or '<from reference>'}{why}: it bypasses the device plugin",
+                            key=False,
+                        )
 
 
 def _gpu_host_path(b: Bundle, path: str) -> bool:
@@ -76,14 +99,18 @@ def _gpu_host_path(b: Bundle, path: str) -> bool:
 
 
 @rule(
-    "GPU003", "gpu-hostpath", "hostPath to GPU devices, the device-plugin directory or driver files", "high",
+    "GPU003",
+    "gpu-hostpath",
+    "hostPath to GPU devices, the device-plugin directory or driver files",
+    "high",
     why="""`/dev/nvidia*`, `/dev/dri`, `/var/lib/kubelet/device-plugins`, `/run/nvidia` and the driver
     libraries give a container direct access to every GPU on the node and to the kubelet's device
     plugin registry. Only the GPU Operator and the device plugin need them; generic linters miss them
     because their patterns are anchored (`^/dev$`).""",
     fix="""Request GPUs with `resources.limits` instead of mounting devices. If this really is a GPU system
     component, run it in a system namespace listed under `systemComponents` in the audit config.""",
-    tags=("gpu", "security", "multi-tenancy"), security=True,
+    tags=("gpu", "security", "multi-tenancy"),
+    security=True,
 )
 def gpu003(b: Bundle) -> Iterator[Finding]:
     for w in b.workloads:
@@ -91,8 +118,14 @@ def gpu003(b: Bundle) -> Iterator[Finding]:
             for i, vol in enumerate(as_list(t.spec.get("volumes"))):
                 path = as_str(get(vol, "hostPath", "path"))
                 if path and _gpu_host_path(b, path):
-                    yield at_workload("GPU003", b, w, (*t.path, "volumes", i, "hostPath", "path"),
-                                      f"volume {as_str(get(vol, 'name'))!r} mounts host path {path}", key=False)
+                    yield at_workload(
+                        "GPU003",
+                        b,
+                        w,
+                        (*t.path, "volumes", i, "hostPath", "path"),
+                        f"volume {as_str(get(vol, 'name'))!r} mounts host path {path}",
+                        key=False,
+                    )
 
 
 def _privileged_fields(t: PodTemplate) -> Iterator[tuple[tuple[str | int, ...], str]]:
@@ -105,17 +138,24 @@ def _privileged_fields(t: PodTemplate) -> Iterator[tuple[tuple[str | int, ...], 
             yield ((*c.path, "securityContext", "privileged"), f"container {c.name!r} is privileged")
         for j, cap in enumerate(as_list(get(sc, "capabilities", "add"))):
             if as_str(cap).upper() in ("SYS_ADMIN", "CAP_SYS_ADMIN", "ALL"):
-                yield ((*c.path, "securityContext", "capabilities", "add", j), f"container {c.name!r} adds capability {as_str(cap)}")
+                yield (
+                    (*c.path, "securityContext", "capabilities", "add", j),
+                    f"container {c.name!r} adds capability {as_str(cap)}",
+                )
 
 
 @rule(
-    "GPU004", "gpu-pod-host-access", "privileged, hostPID, hostIPC, hostNetwork or SYS_ADMIN in a GPU pod", "high",
+    "GPU004",
+    "gpu-pod-host-access",
+    "privileged, hostPID, hostIPC, hostNetwork or SYS_ADMIN in a GPU pod",
+    "high",
     why="""A privileged GPU container sees every GPU device on the node, can reconfigure MIG and the driver,
     and escapes the container easily; host namespaces expose other tenants' processes, CUDA IPC
     shared memory and node networking.""",
     fix="""Drop `privileged`, `SYS_ADMIN` and the host namespaces. For NCCL over RDMA use the network
     operator's resources (e.g. `rdma/...`) and `IPC_LOCK` instead of `hostNetwork`/`privileged`.""",
-    tags=("gpu", "security"), security=True,
+    tags=("gpu", "security"),
+    security=True,
 )
 def gpu004(b: Bundle) -> Iterator[Finding]:
     for w in b.workloads:
@@ -128,7 +168,9 @@ def gpu004(b: Bundle) -> Iterator[Finding]:
 
 def _tolerates_gpu(b: Bundle, t: PodTemplate) -> bool:
     keys = b.gpu_taint_keys()
-    return any(isinstance(tol, dict) and as_str(tol.get("key")) in keys for tol in as_list(t.spec.get("tolerations")))
+    return any(
+        isinstance(tol, dict) and as_str(tol.get("key")) in keys for tol in as_list(t.spec.get("tolerations"))
+    )
 
 
 def _limitrange_defaults(b: Bundle, ns: str) -> set[str]:
@@ -142,7 +184,10 @@ def _limitrange_defaults(b: Bundle, ns: str) -> set[str]:
 
 
 @rule(
-    "GPU009", "gpu-pod-no-cpu-memory-limits", "GPU pod without CPU and memory limits", "medium",
+    "GPU009",
+    "gpu-pod-no-cpu-memory-limits",
+    "GPU pod without CPU and memory limits",
+    "medium",
     why="""GPU nodes are the most expensive nodes in the cluster. A GPU pod without CPU and memory limits
     can starve the data loaders and sidecars of the other GPU pods on the node (idle GPUs), or get
     the node OOM-killing its neighbours' training runs.""",
@@ -154,13 +199,27 @@ def gpu009(b: Bundle) -> Iterator[Finding]:
         defaults = _limitrange_defaults(b, w.namespace)
         for t in w.gpu_templates():
             # app containers plus native sidecars (init containers with restartPolicy: Always run all along)
-            running = [c for c in t.containers if not c.init or as_str(c.data.get("restartPolicy")) == "Always"]
+            running = [
+                c for c in t.containers if not c.init or as_str(c.data.get("restartPolicy")) == "Always"
+            ]
             for c in running:
                 limits = c.resources("limits")
                 missing = [r for r in ("cpu", "memory") if r not in limits and r not in defaults]
                 if missing:
-                    path = (*c.path, "resources", "limits") if limits else (*c.path, "resources") if c.data.get("resources") else (*c.path, "name")
-                    yield at_workload("GPU009", b, w, path, f"container {c.name!r} of a GPU pod has no {' or '.join(missing)} limit")
+                    path = (
+                        (*c.path, "resources", "limits")
+                        if limits
+                        else (*c.path, "resources")
+                        if c.data.get("resources")
+                        else (*c.path, "name")
+                    )
+                    yield at_workload(
+                        "GPU009",
+                        b,
+                        w,
+                        path,
+                        f"container {c.name!r} of a GPU pod has no {' or '.join(missing)} limit",
+                    )
 
 
 def image_tag(image: str) -> tuple[str, str, bool]:
@@ -176,7 +235,10 @@ def image_tag(image: str) -> tuple[str, str, bool]:
 
 
 @rule(
-    "GPU010", "gpu-image-mutable-tag", "GPU image by mutable tag (latest or none) instead of a pinned tag or digest", "medium",
+    "GPU010",
+    "gpu-image-mutable-tag",
+    "GPU image by mutable tag (latest or none) instead of a pinned tag or digest",
+    "medium",
     why="""A GPU image bundles a CUDA version that must match the node driver. A moving tag silently
     swaps CUDA, framework and NCCL under a running job: the next restart can fail or change results,
     and nobody can say which image produced a model. Only containers that get a GPU are judged:
@@ -196,7 +258,14 @@ def gpu010(b: Bundle) -> Iterator[Finding]:
                     continue
                 if not tag or tag.lower() in mutable:
                     what = f"tag {tag!r}" if tag else "no tag (means latest)"
-                    yield at_workload("GPU010", b, w, (*c.path, "image"), f"container {c.name!r} uses image {c.image} with {what}", key=False)
+                    yield at_workload(
+                        "GPU010",
+                        b,
+                        w,
+                        (*c.path, "image"),
+                        f"container {c.name!r} uses image {c.image} with {what}",
+                        key=False,
+                    )
 
 
 _REQUIRE = re.compile(r"cuda>=?\s*(\d+)\.(\d+)")
@@ -208,7 +277,11 @@ def container_cuda(c: Container) -> tuple[tuple[int, int], tuple[str | int, ...]
     for i, env in c.env():
         name, value = as_str(env.get("name")), as_str(env.get("value"))
         if name == "NVIDIA_REQUIRE_CUDA" and (m := _REQUIRE.search(value)):
-            return ((int(m.group(1)), int(m.group(2))), (*c.path, "env", i, "value"), f"NVIDIA_REQUIRE_CUDA {value.split()[0]}")
+            return (
+                (int(m.group(1)), int(m.group(2))),
+                (*c.path, "env", i, "value"),
+                f"NVIDIA_REQUIRE_CUDA {value.split()[0]}",
+            )
         if name == "CUDA_VERSION" and (v := version_tuple(value)) and len(v) >= 2:
             return ((v[0], v[1]), (*c.path, "env", i, "value"), f"CUDA_VERSION {value}")
     repo, tag, _ = image_tag(c.image)
@@ -253,7 +326,10 @@ def _driver_targets(b: Bundle, t: PodTemplate) -> list[tuple[str, tuple[int, int
 
 
 @rule(
-    "GPU021", "cuda-needs-newer-driver", "container CUDA version needs a newer driver than the nodes or pool declare", "high",
+    "GPU021",
+    "cuda-needs-newer-driver",
+    "container CUDA version needs a newer driver than the nodes or pool declare",
+    "high",
     why="""A CUDA application needs a driver at least as new as its CUDA version (NVIDIA's CUDA Toolkit
     and driver table). With `NVIDIA_REQUIRE_CUDA` the runtime refuses to start the container; without
     it the job fails at its first CUDA call, on a GPU that was paid for.""",
@@ -274,5 +350,12 @@ def gpu021(b: Bundle) -> Iterator[Finding]:
                 for name, node_cuda, driver in targets:
                     reason = _too_old(cuda, node_cuda, driver)
                     if reason:
-                        yield at_workload("GPU021", b, w, path, f"container {c.name!r} needs CUDA {cuda[0]}.{cuda[1]} ({source}) but {name}: {reason}", key=False)
+                        yield at_workload(
+                            "GPU021",
+                            b,
+                            w,
+                            path,
+                            f"container {c.name!r} needs CUDA {cuda[0]}.{cuda[1]} ({source}) but {name}: {reason}",
+                            key=False,
+                        )
                         break

@@ -9,11 +9,15 @@ from gpuplane.audit.model import Finding, rule
 
 
 @rule(
-    "GPU000", "unreadable-input", "input that could not be parsed (the rest of the input is still audited)", "high",
+    "GPU000",
+    "unreadable-input",
+    "input that could not be parsed (the rest of the input is still audited)",
+    "high",
     why="""A document that does not parse is not audited at all: whatever it deploys is unchecked, and
     `kubectl apply` would reject it too.""",
     fix="""Fix the YAML at the reported line and column (or the platform spec field named).""",
-    tags=("input",), system=True,
+    tags=("input",),
+    system=True,
 )
 def gpu000(b: Bundle) -> Iterator[Finding]:
     """Reading produces these findings; the rule exists for its documentation."""

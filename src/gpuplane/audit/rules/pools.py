@@ -17,7 +17,10 @@ REPELLING = ("NoSchedule", "NoExecute")
 
 
 @rule(
-    "GPU007", "gpu-node-without-taint", "GPU node or GPU node pool without a NoSchedule taint", "medium",
+    "GPU007",
+    "gpu-node-without-taint",
+    "GPU node or GPU node pool without a NoSchedule taint",
+    "medium",
     why="""Without a NoSchedule taint the scheduler packs ordinary CPU pods onto GPU nodes: they take the
     CPU and memory GPU jobs need and keep the expensive nodes from scaling down.""",
     fix="""Taint GPU nodes `nvidia.com/gpu=present:NoSchedule` (eksctl `taints`, `az aks nodepool add
@@ -31,12 +34,17 @@ def gpu007(b: Bundle) -> Iterator[Finding]:
             yield at_pool("GPU007", p, "taints", f"GPU pool {p.name} has no NoSchedule taint")
     for n in b.nodes:
         if n.gpu and not any(t[2] in REPELLING for t in n.taints):
-            path: Path = ("spec", "taints") if get(n.obj.data, "spec", "taints") is not None else ("metadata", "name")
+            path: Path = (
+                ("spec", "taints") if get(n.obj.data, "spec", "taints") is not None else ("metadata", "name")
+            )
             yield at("GPU007", b, n.obj, path, f"GPU node {n.name} has no NoSchedule taint")
 
 
 @rule(
-    "GPU016", "training-pool-min-above-zero", "GPU pool for training or batch with a minimum above zero", "medium",
+    "GPU016",
+    "training-pool-min-above-zero",
+    "GPU pool for training or batch with a minimum above zero",
+    "medium",
     why="""Training and batch pools are idle between jobs. A minimum above zero keeps GPU nodes running
     (and billed) 24/7 whether or not anything is queued.""",
     fix="""Set the pool's autoscaler minimum to 0 (eksctl `minSize: 0`, AKS `--min-count 0`, GKE
@@ -46,7 +54,12 @@ def gpu007(b: Bundle) -> Iterator[Finding]:
 def gpu016(b: Bundle) -> Iterator[Finding]:
     for p in b.pools:
         if p.gpu and p.classes and p.classes <= {"training", "batch"} and (p.min_nodes or 0) > 0:
-            yield at_pool("GPU016", p, "min", f"{'/'.join(sorted(p.classes))} GPU pool {p.name} keeps at least {p.min_nodes} node(s){p.min_note}")
+            yield at_pool(
+                "GPU016",
+                p,
+                "min",
+                f"{'/'.join(sorted(p.classes))} GPU pool {p.name} keeps at least {p.min_nodes} node(s){p.min_note}",
+            )
 
 
 def spot_reason(b: Bundle, t: PodTemplate) -> tuple[str, Path] | None:
@@ -61,7 +74,10 @@ def spot_reason(b: Bundle, t: PodTemplate) -> tuple[str, Path] | None:
 
 
 @rule(
-    "GPU017", "inference-on-spot", "inference serving scheduled onto spot capacity", "high",
+    "GPU017",
+    "inference-on-spot",
+    "inference serving scheduled onto spot capacity",
+    "high",
     why="""Spot GPUs are reclaimed with 30 seconds (Azure, GCP) to 2 minutes (AWS) notice, often many at
     once when a zone runs short. Serving replicas on spot lose capacity exactly when it is scarce, and
     model servers take minutes to load weights on a new node.""",
@@ -85,7 +101,10 @@ def gpu017(b: Bundle) -> Iterator[Finding]:
 
 
 @rule(
-    "GPU018", "gpu-pool-single-zone", "GPU pool without availability zones or in a single zone", "medium",
+    "GPU018",
+    "gpu-pool-single-zone",
+    "GPU pool without availability zones or in a single zone",
+    "medium",
     why="""GPU capacity runs out per zone. A pool pinned to one zone (or to none) cannot get GPUs when
     that zone is short, and a zone outage takes all of it down.""",
     fix="""Spread the pool over two or more zones (eksctl `availabilityZones`, AKS `--zones 1 2 3`, GKE
@@ -104,10 +123,21 @@ def gpu018(b: Bundle) -> Iterator[Finding]:
             yield at_pool("GPU018", p, "zones", f"GPU pool {p.name} is in a single zone ({zones[0]})")
 
 
-_PERSISTENT_KEYS = frozenset({
-    "persistentVolumeClaim", "volumeClaimTemplate", "volumeClaimTemplates", "nfs", "azureFile",
-    "awsElasticBlockStore", "gcePersistentDisk", "cephfs", "glusterfs", "iscsi", "azureDisk",
-})
+_PERSISTENT_KEYS = frozenset(
+    {
+        "persistentVolumeClaim",
+        "volumeClaimTemplate",
+        "volumeClaimTemplates",
+        "nfs",
+        "azureFile",
+        "awsElasticBlockStore",
+        "gcePersistentDisk",
+        "cephfs",
+        "glusterfs",
+        "iscsi",
+        "azureDisk",
+    }
+)
 _REMOTE = re.compile(r"\b(s3|gs|gcs|az|abfss?|wasbs?|hdfs|oci)://")
 
 
@@ -141,7 +171,10 @@ def _remote_checkpoint(w: Workload) -> bool:
 
 
 @rule(
-    "GPU019", "spot-training-without-checkpoint-storage", "training on spot without checkpoint storage (no persistent volume)", "high",
+    "GPU019",
+    "spot-training-without-checkpoint-storage",
+    "training on spot without checkpoint storage (no persistent volume)",
+    "high",
     why="""Spot nodes are reclaimed without warning long enough to save a model. Training on spot without a
     persistent volume (or object storage) for checkpoints restarts from step zero after every
     eviction, so the cheap GPU hours are paid again and again.""",
@@ -158,7 +191,13 @@ def gpu019(b: Bundle) -> Iterator[Finding]:
         for t in w.gpu_templates():
             reason = spot_reason(b, t)
             if reason:
-                yield at_workload("GPU019", b, w, reason[1], f"training workload {reason[0]} but mounts no persistent volume for checkpoints")
+                yield at_workload(
+                    "GPU019",
+                    b,
+                    w,
+                    reason[1],
+                    f"training workload {reason[0]} but mounts no persistent volume for checkpoints",
+                )
                 break
 
 
@@ -188,7 +227,10 @@ def _placement(b: Bundle, w: Workload) -> set[str]:
 
 
 @rule(
-    "GPU023", "training-and-inference-share-pool", "training and production inference sharing a pool with no priority classes separating them", "medium",
+    "GPU023",
+    "training-and-inference-share-pool",
+    "training and production inference sharing a pool with no priority classes separating them",
+    "medium",
     why="""When training and inference share GPU nodes, only priority lets serving pods preempt training
     when they need to scale up. With equal (or no) priorities, a burst of training jobs blocks the
     inference scale-out until a job finishes.""",
@@ -204,7 +246,12 @@ def gpu023(b: Bundle) -> Iterator[Finding]:
                 continue
             values = {v for v in use.priorities.values() if v is not None}
             if len(values) < 2:
-                yield at_pool("GPU023", p, "classes", f"pool {p.name} runs training and inference but its teams share one priority")
+                yield at_pool(
+                    "GPU023",
+                    p,
+                    "classes",
+                    f"pool {p.name} runs training and inference but its teams share one priority",
+                )
     yield from _gpu023_workloads(b)
 
 
@@ -220,9 +267,22 @@ def _gpu023_workloads(b: Bundle) -> Iterator[Finding]:
         elif cls == "inference":
             inference.append((w, where))
     for w, where in inference:
-        conflict = next(((key, other) for key in sorted(where) for other in training.get(key, {}).values()
-                         if not _separated(b, w, other)), None)
+        conflict = next(
+            (
+                (key, other)
+                for key in sorted(where)
+                for other in training.get(key, {}).values()
+                if not _separated(b, w, other)
+            ),
+            None,
+        )
         if conflict:
             t = w.gpu_templates()[0]
             path = (*t.path, "priorityClassName") if t.spec.get("priorityClassName") else t.path
-            yield at_workload("GPU023", b, w, path, f"inference shares GPU pool {conflict[0]} with {conflict[1].obj.ident()} and no higher priority class")
+            yield at_workload(
+                "GPU023",
+                b,
+                w,
+                path,
+                f"inference shares GPU pool {conflict[0]} with {conflict[1].obj.ident()} and no higher priority class",
+            )

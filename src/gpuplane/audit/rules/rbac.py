@@ -15,7 +15,8 @@ EXEC_VERBS = frozenset({"create", "get", "*"})
 # Built-in ClusterRoles (Kubernetes "User-facing roles"): what they grant that matters here.
 BUILTIN = {"cluster-admin": ("nodes", "exec"), "admin": ("exec",), "edit": ("exec",)}
 AGGREGATE_LABELS = (
-    "rbac.authorization.k8s.io/aggregate-to-admin", "rbac.authorization.k8s.io/aggregate-to-edit",
+    "rbac.authorization.k8s.io/aggregate-to-admin",
+    "rbac.authorization.k8s.io/aggregate-to-edit",
     "rbac.authorization.k8s.io/aggregate-to-view",
 )
 
@@ -68,16 +69,25 @@ def _system_namespaces(b: Bundle) -> set[str]:
 
 
 @rule(
-    "GPU015", "tenant-rbac-nodes-or-gpu-exec", "tenant RBAC that can patch Nodes or exec into GPU system namespaces", "high",
+    "GPU015",
+    "tenant-rbac-nodes-or-gpu-exec",
+    "tenant RBAC that can patch Nodes or exec into GPU system namespaces",
+    "high",
     why="""Taints and labels on GPU nodes are what keep tenants apart (dedicated pools, time-sliced pools,
     spot pools). A tenant that can patch Nodes can untaint a pool or relabel a node into its own
     selector. Exec into the GPU Operator's namespace means a shell in privileged pods with the driver.""",
     fix="""Bind tenants to namespaced roles without `nodes` patch/update and without `pods/exec` in GPU
     system namespaces; keep node changes to the platform team (cluster-admin).""",
-    tags=("gpu", "security", "multi-tenancy", "rbac"), system=True, security=True,
+    tags=("gpu", "security", "multi-tenancy", "rbac"),
+    system=True,
+    security=True,
 )
 def gpu015(b: Bundle) -> Iterator[Finding]:
-    roles = {(o.kind, o.namespace if o.kind == "Role" else "", o.name): o for k in ("Role", "ClusterRole") for o in b.by_kind.get(k, [])}
+    roles = {
+        (o.kind, o.namespace if o.kind == "Role" else "", o.name): o
+        for k in ("Role", "ClusterRole")
+        for o in b.by_kind.get(k, [])
+    }
     system_ns = _system_namespaces(b)
     for kind in ("ClusterRoleBinding", "RoleBinding"):
         for binding in b.by_kind.get(kind, []):
@@ -89,15 +99,27 @@ def gpu015(b: Bundle) -> Iterator[Finding]:
         aggregated = [k.rsplit("-", 1)[-1] for k in AGGREGATE_LABELS if labels.get(k) == "true"]
         for g in grants(role) if aggregated else []:
             if g.what == "nodes" or aggregated != ["view"]:
-                yield at("GPU015", b, role, g.path, f"ClusterRole aggregates into {'/'.join(aggregated)} and grants {_what(g.what)}", key=False)
+                yield at(
+                    "GPU015",
+                    b,
+                    role,
+                    g.path,
+                    f"ClusterRole aggregates into {'/'.join(aggregated)} and grants {_what(g.what)}",
+                    key=False,
+                )
 
 
 def _what(what: str) -> str:
     return "patch/update on nodes" if what == "nodes" else "pods/exec"
 
 
-def _binding_findings(b: Bundle, binding: K8sObject, subjects: list[str], roles: dict[tuple[str, str, str], K8sObject],
-                      system_ns: set[str]) -> Iterator[Finding]:
+def _binding_findings(
+    b: Bundle,
+    binding: K8sObject,
+    subjects: list[str],
+    roles: dict[tuple[str, str, str], K8sObject],
+    system_ns: set[str],
+) -> Iterator[Finding]:
     ref = as_dict(binding.data.get("roleRef"))
     ref_kind, ref_name = as_str(ref.get("kind")), as_str(ref.get("name"))
     cluster_wide = binding.kind == "ClusterRoleBinding"
@@ -108,12 +130,27 @@ def _binding_findings(b: Bundle, binding: K8sObject, subjects: list[str], roles:
     if role is not None:
         found = [(g.what, role, g.path) for g in grants(role)]
     else:
-        found = [(what, binding, ("roleRef", "name")) for what in BUILTIN.get(ref_name, ()) if ref_kind == "ClusterRole"]
-    where = "in every namespace, including the GPU system namespaces" if cluster_wide else f"in GPU system namespace {ns}"
+        found = [
+            (what, binding, ("roleRef", "name"))
+            for what in BUILTIN.get(ref_name, ())
+            if ref_kind == "ClusterRole"
+        ]
+    where = (
+        "in every namespace, including the GPU system namespaces"
+        if cluster_wide
+        else f"in GPU system namespace {ns}"
+    )
     seen: set[str] = set()
     for what, obj, path in found:
         if what in seen or (what == "nodes" and not cluster_wide):
             continue
         seen.add(what)
         scope = "" if what == "nodes" else f" {where}"
-        yield at("GPU015", b, obj, path, f"{binding.kind} {binding.name} gives {', '.join(subjects)} {_what(what)}{scope} via {ref_kind} {ref_name}", key=False)
+        yield at(
+            "GPU015",
+            b,
+            obj,
+            path,
+            f"{binding.kind} {binding.name} gives {', '.join(subjects)} {_what(what)}{scope} via {ref_kind} {ref_name}",
+            key=False,
+        )

@@ -10,10 +10,23 @@ from gpuplane.audit.objects import Path, as_list, as_str, get
 from gpuplane.audit.rules.common import at_workload
 from gpuplane.audit.workloads import PodTemplate, quantity
 
-QUEUE_KINDS = frozenset({
-    "Job", "CronJob", "JobSet", "PyTorchJob", "TFJob", "MPIJob", "XGBoostJob", "PaddleJob", "JAXJob",
-    "TrainJob", "RayJob", "RayCluster", "Pod",
-})
+QUEUE_KINDS = frozenset(
+    {
+        "Job",
+        "CronJob",
+        "JobSet",
+        "PyTorchJob",
+        "TFJob",
+        "MPIJob",
+        "XGBoostJob",
+        "PaddleJob",
+        "JAXJob",
+        "TrainJob",
+        "RayJob",
+        "RayCluster",
+        "Pod",
+    }
+)
 PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
 
 
@@ -31,7 +44,10 @@ def _gpu_toleration(b: Bundle, t: PodTemplate) -> tuple[int, str] | None:
 
 
 @rule(
-    "GPU005", "tolerates-gpu-taint-without-gpu", "tolerates the GPU taint (or every taint) without requesting a GPU", "medium",
+    "GPU005",
+    "tolerates-gpu-taint-without-gpu",
+    "tolerates the GPU taint (or every taint) without requesting a GPU",
+    "medium",
     why="""The GPU taint exists to keep CPU pods off GPU nodes. A pod that tolerates it without requesting
     a GPU can land on a GPU node, keep it from scaling down and take the CPU and memory GPU jobs need:
     you pay GPU prices for CPU work.""",
@@ -48,11 +64,20 @@ def gpu005(b: Bundle) -> Iterator[Finding]:
                 continue
             hit = _gpu_toleration(b, t)
             if hit:
-                yield at_workload("GPU005", b, w, (*t.path, "tolerations", hit[0]), f"pod template {hit[1]} but requests no GPU")
+                yield at_workload(
+                    "GPU005",
+                    b,
+                    w,
+                    (*t.path, "tolerations", hit[0]),
+                    f"pod template {hit[1]} but requests no GPU",
+                )
 
 
 @rule(
-    "GPU014", "gpu-no-priority-class", "GPU workload without a priority class", "low",
+    "GPU014",
+    "gpu-no-priority-class",
+    "GPU workload without a priority class",
+    "low",
     why="""Without a priority class every GPU job has priority 0: production inference cannot preempt
     experiments, Kueue cannot order preemption between tenants, and a node-pressure eviction picks
     victims at random.""",
@@ -65,7 +90,13 @@ def gpu014(b: Bundle) -> Iterator[Finding]:
             continue
         for t in w.gpu_templates():
             if not as_str(t.spec.get("priorityClassName")):
-                yield at_workload("GPU014", b, w, t.path, f"GPU pod template{' ' + t.role if t.role else ''} sets no priorityClassName")
+                yield at_workload(
+                    "GPU014",
+                    b,
+                    w,
+                    t.path,
+                    f"GPU pod template{' ' + t.role if t.role else ''} sets no priorityClassName",
+                )
                 break
 
 
@@ -80,7 +111,10 @@ def _queue_label(w: Workload) -> bool:
 
 
 @rule(
-    "GPU020", "gpu-batch-bypasses-queue", "GPU batch workload bypasses the queue (namespace has a LocalQueue, workload no queue-name label)", "medium",
+    "GPU020",
+    "gpu-batch-bypasses-queue",
+    "GPU batch workload bypasses the queue (namespace has a LocalQueue, workload no queue-name label)",
+    "medium",
     why="""Kueue only admits workloads that name a LocalQueue. In a namespace that has one, a GPU job
     without `kueue.x-k8s.io/queue-name` skips quota and fair sharing: it takes GPUs other teams were
     promised, and Kueue cannot preempt it.""",
@@ -97,15 +131,29 @@ def gpu020(b: Bundle) -> Iterator[Finding]:
         if not _queue_label(w):
             queues = ", ".join(sorted({q.name for q in b.in_ns(w.namespace, "LocalQueue")}))
             path: Path = ("metadata", "labels") if w.obj.labels else ("metadata",)
-            yield at_workload("GPU020", b, w, path, f"{w.obj.kind} has no {QUEUE_LABEL} label though namespace {w.namespace} has LocalQueue {queues}")
+            yield at_workload(
+                "GPU020",
+                b,
+                w,
+                path,
+                f"{w.obj.kind} has no {QUEUE_LABEL} label though namespace {w.namespace} has LocalQueue {queues}",
+            )
 
 
 def _node_mig(labels: dict[str, str], resources: dict[str, int]) -> tuple[set[str], bool]:
     """MIG resources a node offers and whether its labels or status say enough to tell."""
     offered = {r.removesuffix(".shared") for r in resources if r.startswith("nvidia.com/mig-")}
-    offered |= {f"nvidia.com/{k.rsplit('.', 1)[0]}" for k in labels if k.startswith("nvidia.com/mig-") and k.endswith(".count")}
+    offered |= {
+        f"nvidia.com/{k.rsplit('.', 1)[0]}"
+        for k in labels
+        if k.startswith("nvidia.com/mig-") and k.endswith(".count")
+    }
     config = labels.get("nvidia.com/mig.config", "")
-    if labels.get("nvidia.com/mig.strategy") == "mixed" and config.startswith("all-") and config not in ("all-disabled", "all-enabled", "all-balanced"):
+    if (
+        labels.get("nvidia.com/mig.strategy") == "mixed"
+        and config.startswith("all-")
+        and config not in ("all-disabled", "all-enabled", "all-balanced")
+    ):
         offered.add(f"nvidia.com/mig-{config.removeprefix('all-')}")
     known = bool(resources) or bool(offered) or not (config or labels.get("nvidia.com/mig.capable") == "true")
     return offered, known
@@ -132,7 +180,10 @@ def _offered_mig(b: Bundle) -> tuple[set[str], bool]:
 
 
 @rule(
-    "GPU022", "mig-profile-not-offered", "request for a MIG profile that no node or pool offers", "high",
+    "GPU022",
+    "mig-profile-not-offered",
+    "request for a MIG profile that no node or pool offers",
+    "high",
     why="""A pod requesting `nvidia.com/mig-<profile>` only schedules on nodes whose MIG layout (mixed
     strategy) advertises exactly that profile. If no node or pool offers it the pod pends forever and
     the autoscaler cannot help.""",
@@ -151,14 +202,22 @@ def gpu022(b: Bundle) -> Iterator[Finding]:
                         base = res.removesuffix(".shared")
                         if base.startswith("nvidia.com/mig-") and base not in offered:
                             have = ", ".join(sorted(offered)) or "none"
-                            yield at_workload("GPU022", b, w, (*c.path, "resources", section, res),
-                                              f"container {c.name!r} requests {res}; MIG resources offered: {have}")
+                            yield at_workload(
+                                "GPU022",
+                                b,
+                                w,
+                                (*c.path, "resources", section, res),
+                                f"container {c.name!r} requests {res}; MIG resources offered: {have}",
+                            )
                     if c.gpu_amounts("limits"):
                         break
 
 
 @rule(
-    "GPU024", "gpu-workload-missing-labels", "GPU workload missing the team and workload-class labels", "low",
+    "GPU024",
+    "gpu-workload-missing-labels",
+    "GPU workload missing the team and workload-class labels",
+    "low",
     why="""GPU quotas, chargeback and cost reports group workloads by team and workload class. A GPU
     workload without these labels shows up as unattributed spend and escapes per-class policies.""",
     fix="""Label the workload (and its pod template) with `gpuplane.io/team: <team>` and
@@ -185,7 +244,9 @@ def _capacity(b: Bundle, t: PodTemplate, resource: str) -> tuple[int, bool]:
         if n.resources:
             known = True
             best = max(best, n.resources.get(resource, 0))
-        elif (count := quantity(n.labels.get("nvidia.com/gpu.count"))) is not None and resource == "nvidia.com/gpu":
+        elif (
+            count := quantity(n.labels.get("nvidia.com/gpu.count"))
+        ) is not None and resource == "nvidia.com/gpu":
             known = True
             best = max(best, int(count))
     for p in b.matching_pools(t):
@@ -198,7 +259,10 @@ def _capacity(b: Bundle, t: PodTemplate, resource: str) -> tuple[int, bool]:
 
 
 @rule(
-    "GPU025", "gpu-request-exceeds-node", "GPU request larger than any node in the cluster or pool can hold", "high",
+    "GPU025",
+    "gpu-request-exceeds-node",
+    "GPU request larger than any node in the cluster or pool can hold",
+    "high",
     why="""A pod's GPUs must all come from one node. A request for more GPUs (or MIG slices) than the
     biggest matching node has can never be scheduled: the pod pends forever and Kueue quota stays
     reserved for it.""",
@@ -216,5 +280,10 @@ def gpu025(b: Bundle) -> Iterator[Finding]:
                 if known and amount > cap:
                     c = max((c for c in t.containers if res in c.gpus()), key=lambda c: c.gpus()[res])
                     section = "limits" if res in c.resources("limits") else "requests"
-                    yield at_workload("GPU025", b, w, (*c.path, "resources", section, res),
-                                      f"pod asks for {amount:g} {res} but the largest node it can land on has {cap}")
+                    yield at_workload(
+                        "GPU025",
+                        b,
+                        w,
+                        (*c.path, "resources", section, res),
+                        f"pod asks for {amount:g} {res} but the largest node it can land on has {cap}",
+                    )

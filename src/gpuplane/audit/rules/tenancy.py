@@ -53,7 +53,10 @@ def _quota_resources(b: Bundle, ns: str) -> set[str]:
 
 
 @rule(
-    "GPU006", "gpu-namespace-without-quota", "namespace running GPU pods without a ResourceQuota on requests.nvidia.com/gpu (and its MIG resources)", "high",
+    "GPU006",
+    "gpu-namespace-without-quota",
+    "namespace running GPU pods without a ResourceQuota on requests.nvidia.com/gpu (and its MIG resources)",
+    "high",
     why="""Extended resources cannot be overcommitted, so a quota on `requests.nvidia.com/gpu` is the only
     built-in cap on how many GPUs one namespace takes. Without it one tenant can take every GPU in the
     cluster (and the autoscaler will buy more).""",
@@ -72,7 +75,13 @@ def gpu006(b: Bundle) -> Iterator[Finding]:
         quota = _quota_resources(b, ns)
         missing = [r for r in used if r not in quota]
         if missing:
-            yield _ns_finding("GPU006", b, ns, workloads, f"namespace {ns} runs GPU pods but no ResourceQuota limits requests.{', requests.'.join(missing)}")
+            yield _ns_finding(
+                "GPU006",
+                b,
+                ns,
+                workloads,
+                f"namespace {ns} runs GPU pods but no ResourceQuota limits requests.{', requests.'.join(missing)}",
+            )
 
 
 def _default_deny(np: K8sObject) -> bool:
@@ -85,32 +94,48 @@ def _default_deny(np: K8sObject) -> bool:
     if "Ingress" not in types:
         return False
     # an empty rule, or one without `from`, admits every source: not a deny
-    return not any(not as_dict(r) or not as_list(as_dict(r).get("from")) for r in as_list(spec.get("ingress")))
+    return not any(
+        not as_dict(r) or not as_list(as_dict(r).get("from")) for r in as_list(spec.get("ingress"))
+    )
 
 
 @rule(
-    "GPU011", "gpu-namespace-without-default-deny", "GPU namespace without a default-deny NetworkPolicy", "medium",
+    "GPU011",
+    "gpu-namespace-without-default-deny",
+    "GPU namespace without a default-deny NetworkPolicy",
+    "medium",
     why="""GPU namespaces hold model weights, datasets and inference endpoints; GPU nodes run exporters
     and NCCL ports. Without a default-deny policy every pod in the cluster can reach them.""",
     fix="""Add a NetworkPolicy with `podSelector: {}` and `policyTypes: [Ingress, Egress]` in the namespace,
     then allow the traffic the workloads need.""",
-    tags=("gpu", "security", "multi-tenancy"), security=True,
+    tags=("gpu", "security", "multi-tenancy"),
+    security=True,
 )
 def gpu011(b: Bundle) -> Iterator[Finding]:
     for ns, workloads in sorted(gpu_namespaces(b).items()):
         if not b.judges_ns(ns, "NetworkPolicy"):
             continue
         if not any(_default_deny(np) for np in b.in_ns(ns, "NetworkPolicy")):
-            yield _ns_finding("GPU011", b, ns, workloads, f"namespace {ns} runs GPU pods but has no default-deny NetworkPolicy")
+            yield _ns_finding(
+                "GPU011",
+                b,
+                ns,
+                workloads,
+                f"namespace {ns} runs GPU pods but has no default-deny NetworkPolicy",
+            )
 
 
 @rule(
-    "GPU012", "tenant-namespace-pod-security", "tenant namespace without a Pod Security Admission level, or `privileged`", "high",
+    "GPU012",
+    "tenant-namespace-pod-security",
+    "tenant namespace without a Pod Security Admission level, or `privileged`",
+    "high",
     why="""Pod Security Admission is the built-in guard against privileged pods, host namespaces and
     hostPath device mounts. A tenant namespace without an enforced level (or with `privileged`) lets
     any tenant pod reach the GPUs and driver of its node directly.""",
     fix="""Label the namespace `pod-security.kubernetes.io/enforce: baseline` (or `restricted`).""",
-    tags=("gpu", "security", "multi-tenancy"), security=True,
+    tags=("gpu", "security", "multi-tenancy"),
+    security=True,
 )
 def gpu012(b: Bundle) -> Iterator[Finding]:
     for name, obj in sorted(b.namespaces.items()):
@@ -121,7 +146,13 @@ def gpu012(b: Bundle) -> Iterator[Finding]:
             path: Path = ("metadata", "labels") if obj.labels else ("metadata", "name")
             yield at("GPU012", b, obj, path, f"tenant namespace {name} has no {PSA_ENFORCE} label")
         elif level.strip().lower() == "privileged":
-            yield at("GPU012", b, obj, ("metadata", "labels", PSA_ENFORCE), f"tenant namespace {name} enforces the privileged Pod Security level")
+            yield at(
+                "GPU012",
+                b,
+                obj,
+                ("metadata", "labels", PSA_ENFORCE),
+                f"tenant namespace {name} enforces the privileged Pod Security level",
+            )
 
 
 def _time_sliced_configs(b: Bundle) -> list[tuple[K8sObject, str, str]]:
@@ -149,13 +180,17 @@ def _time_sliced_configs(b: Bundle) -> list[tuple[K8sObject, str, str]]:
 
 
 @rule(
-    "GPU008", "time-sliced-gpu-shared-by-tenants", "time-sliced GPUs shared by more than one tenant namespace", "high",
+    "GPU008",
+    "time-sliced-gpu-shared-by-tenants",
+    "time-sliced GPUs shared by more than one tenant namespace",
+    "high",
     why="""Time-slicing gives no memory or fault isolation between replicas (NVIDIA GPU Operator docs):
     one tenant's process can read another's GPU memory residue, crash its kernels or starve it. Sharing
     a time-sliced GPU across tenants is a data-isolation breach, not only a noisy neighbour.""",
     fix="""Give each tenant its own time-sliced pool (node selector + taint per team), or use MIG for
     hardware isolation between tenants.""",
-    tags=("gpu", "security", "multi-tenancy"), security=True,
+    tags=("gpu", "security", "multi-tenancy"),
+    security=True,
 )
 def gpu008(b: Bundle) -> Iterator[Finding]:
     yield from _gpu008_nodes(b)
@@ -174,7 +209,13 @@ def _gpu008_nodes(b: Bundle) -> Iterator[Finding]:
     for name, namespaces in sorted(tenants.items()):
         if len(namespaces) > 1:
             n = sliced[name]
-            yield at("GPU008", b, n.obj, ("metadata", "name"), f"time-sliced node {name} runs GPU pods of namespaces {', '.join(sorted(namespaces))}")
+            yield at(
+                "GPU008",
+                b,
+                n.obj,
+                ("metadata", "name"),
+                f"time-sliced node {name} runs GPU pods of namespaces {', '.join(sorted(namespaces))}",
+            )
 
 
 def _config_in_use(b: Bundle, cm: K8sObject, key: str) -> bool:
@@ -182,18 +223,32 @@ def _config_in_use(b: Bundle, cm: K8sObject, key: str) -> bool:
     policies = b.by_kind.get("ClusterPolicy", [])
     if not policies:
         return len(as_dict(cm.data.get("data"))) == 1
-    return any(as_str(get(cp.data, "spec", "devicePlugin", "config", "name")) == cm.name
-               and as_str(get(cp.data, "spec", "devicePlugin", "config", "default")) == key for cp in policies)
+    return any(
+        as_str(get(cp.data, "spec", "devicePlugin", "config", "name")) == cm.name
+        and as_str(get(cp.data, "spec", "devicePlugin", "config", "default")) == key
+        for cp in policies
+    )
 
 
 def _gpu008_configs(b: Bundle) -> Iterator[Finding]:
     for cm, key, resource in _time_sliced_configs(b):
         if not _config_in_use(b, cm, key):
             continue
-        namespaces = sorted({w.namespace for w in b.gpu_workloads() if b.is_tenant_ns(w.namespace)
-                             and any(resource in t.gpus() for t in w.gpu_templates())})
+        namespaces = sorted(
+            {
+                w.namespace
+                for w in b.gpu_workloads()
+                if b.is_tenant_ns(w.namespace) and any(resource in t.gpus() for t in w.gpu_templates())
+            }
+        )
         if len(namespaces) > 1:
-            yield at("GPU008", b, cm, ("data", key), f"time-slicing config {key!r} shares {resource} and GPU pods of namespaces {', '.join(namespaces)} request it")
+            yield at(
+                "GPU008",
+                b,
+                cm,
+                ("data", key),
+                f"time-slicing config {key!r} shares {resource} and GPU pods of namespaces {', '.join(namespaces)} request it",
+            )
 
 
 def _sliced_target(b: Bundle, t: PodTemplate) -> str:
@@ -228,7 +283,9 @@ def _gpu008_workloads(b: Bundle) -> Iterator[Finding]:
         if len(namespaces) > 1:
             for w in workloads:
                 t = w.gpu_templates()[0]
-                yield at_workload("GPU008", b, w, t.path, f"GPU pods of namespaces {', '.join(namespaces)} share {target}")
+                yield at_workload(
+                    "GPU008", b, w, t.path, f"GPU pods of namespaces {', '.join(namespaces)} share {target}"
+                )
 
 
 def _gpu008_spec(b: Bundle) -> Iterator[Finding]:
@@ -236,4 +293,9 @@ def _gpu008_spec(b: Bundle) -> Iterator[Finding]:
         for p in s.pools:
             teams = s.use.get(p.name)
             if p.sharing == "time-slicing" and teams and len(teams.teams) > 1:
-                yield at_pool("GPU008", p, "sharing", f"time-sliced pool {p.name} is shared by teams {', '.join(teams.teams)}")
+                yield at_pool(
+                    "GPU008",
+                    p,
+                    "sharing",
+                    f"time-sliced pool {p.name} is shared by teams {', '.join(teams.teams)}",
+                )

@@ -26,9 +26,25 @@ def _sources(b: Bundle) -> list[tuple[str, str, K8sObject, Path]]:
         labels = cp.labels
         chart = labels.get("helm.sh/chart", "")
         if chart.startswith("gpu-operator-"):
-            out.append(("gpu-operator", chart.removeprefix("gpu-operator-"), cp, ("metadata", "labels", "helm.sh/chart")))
-        elif labels.get("app.kubernetes.io/version") and "gpu-operator" in labels.get("app.kubernetes.io/name", "gpu-operator"):
-            out.append(("gpu-operator", labels["app.kubernetes.io/version"], cp, ("metadata", "labels", "app.kubernetes.io/version")))
+            out.append(
+                (
+                    "gpu-operator",
+                    chart.removeprefix("gpu-operator-"),
+                    cp,
+                    ("metadata", "labels", "helm.sh/chart"),
+                )
+            )
+        elif labels.get("app.kubernetes.io/version") and "gpu-operator" in labels.get(
+            "app.kubernetes.io/name", "gpu-operator"
+        ):
+            out.append(
+                (
+                    "gpu-operator",
+                    labels["app.kubernetes.io/version"],
+                    cp,
+                    ("metadata", "labels", "app.kubernetes.io/version"),
+                )
+            )
     for w in b.workloads:
         for t in w.templates:
             for c in t.containers:
@@ -40,13 +56,18 @@ def _sources(b: Bundle) -> list[tuple[str, str, K8sObject, Path]]:
 
 
 @rule(
-    "GPU013", "gpu-stack-known-cve", "NVIDIA Container Toolkit or GPU Operator version with a known container-escape CVE", "critical",
+    "GPU013",
+    "gpu-stack-known-cve",
+    "NVIDIA Container Toolkit or GPU Operator version with a known container-escape CVE",
+    "critical",
     why="""The NVIDIA Container Toolkit runs as root on every GPU node when containers start. Versions with
     known CVEs (e.g. CVE-2024-0132, CVE-2025-23266 'NVIDIAScape') let a crafted image escape to the
     host: any tenant who can run an image owns the node and its GPUs.""",
     fix="""Upgrade the toolkit (GPU Operator `toolkit.version`) or the GPU Operator to a release at or above
     the fixed versions in `gpuplane/audit/data/cves.yaml` (taken from NVIDIA's security bulletins).""",
-    tags=("gpu", "security", "cve"), system=True, security=True,
+    tags=("gpu", "security", "cve"),
+    system=True,
+    security=True,
 )
 def gpu013(b: Bundle) -> Iterator[Finding]:
     sources = _sources(b)
@@ -61,4 +82,11 @@ def gpu013(b: Bundle) -> Iterator[Finding]:
         if cves:
             ids = ", ".join(c.id for c in cves)
             fixed = max(c.fixed[component] for c in cves)
-            yield at("GPU013", b, obj, path, f"{component} {text} is affected by {ids}; upgrade to {'.'.join(map(str, fixed))} or later", key=False)
+            yield at(
+                "GPU013",
+                b,
+                obj,
+                path,
+                f"{component} {text} is affected by {ids}; upgrade to {'.'.join(map(str, fixed))} or later",
+                key=False,
+            )

@@ -37,36 +37,67 @@ def aks_pool_names(spec: PlatformSpec) -> dict[str, str]:
 
 
 def _pool_command(spec: PlatformSpec, pool: NodePool, aks_name: str) -> str:
-    words = ["az aks nodepool add",
-             "--resource-group", '"$RESOURCE_GROUP"', "--cluster-name", '"$CLUSTER_NAME"',
-             "--name", q(aks_name), "--mode", "User", "--os-type", "Linux"]
+    words = [
+        "az aks nodepool add",
+        "--resource-group",
+        '"$RESOURCE_GROUP"',
+        "--cluster-name",
+        '"$CLUSTER_NAME"',
+        "--name",
+        q(aks_name),
+        "--mode",
+        "User",
+        "--os-type",
+        "Linux",
+    ]
     if pool.vm_size:
         words += ["--node-vm-size", q(pool.vm_size)]
-    words += ["--node-count", q(pool.min_nodes), "--enable-cluster-autoscaler",
-              "--min-count", q(pool.min_nodes), "--max-count", q(max(pool.max_nodes, 1))]
+    words += [
+        "--node-count",
+        q(pool.min_nodes),
+        "--enable-cluster-autoscaler",
+        "--min-count",
+        q(pool.min_nodes),
+        "--max-count",
+        q(max(pool.max_nodes, 1)),
+    ]
     if pool.zones:
         words += ["--zones", " ".join(q(z) for z in pool.zones)]
     labels = provisioning_labels(spec, pool)
     words += ["--labels", " ".join(q(f"{k}={v}") for k, v in labels.items())]
     if pool.taints:
-        taints = ",".join(f"{t.key}={t.value}:{t.effect}" if t.value else f"{t.key}:{t.effect}" for t in pool.taints)
+        taints = ",".join(
+            f"{t.key}={t.value}:{t.effect}" if t.value else f"{t.key}:{t.effect}" for t in pool.taints
+        )
         words += ["--node-taints", q(taints)]
     if pool.spot.enabled:
-        words += ["--priority", "Spot", "--eviction-policy", "Delete", "--spot-max-price", q(f"{pool.spot.max_price:g}")]
+        words += [
+            "--priority",
+            "Spot",
+            "--eviction-policy",
+            "Delete",
+            "--spot-max-price",
+            q(f"{pool.spot.max_price:g}"),
+        ]
     if pool.is_gpu:
         words += ["--gpu-driver", "none"]
     words += ["--tags", " ".join(q(f"{k}={v}") for k, v in cost_tags(spec, pool).items())]
-    return f"# pool {pool.name}: {pool.accelerator or 'CPU'} x{pool.gpus} per node, {pool.min_nodes}-{pool.max_nodes} nodes\n" \
+    return (
+        f"# pool {pool.name}: {pool.accelerator or 'CPU'} x{pool.gpus} per node, {pool.min_nodes}-{pool.max_nodes} nodes\n"
         + command(words)
+    )
 
 
 def script(spec: PlatformSpec) -> str:
     """The whole AKS provisioning script."""
     names = aks_pool_names(spec)
-    parts = [PROLOGUE,
-             "# Spot pools: AKS adds the taint kubernetes.azure.com/scalesetpriority=spot:NoSchedule itself.\n",
-             env_default("RESOURCE_GROUP", spec.cluster.resource_group or f"rg-{spec.cluster.name}"),
-             env_default("CLUSTER_NAME", spec.cluster.name), "\n"]
+    parts = [
+        PROLOGUE,
+        "# Spot pools: AKS adds the taint kubernetes.azure.com/scalesetpriority=spot:NoSchedule itself.\n",
+        env_default("RESOURCE_GROUP", spec.cluster.resource_group or f"rg-{spec.cluster.name}"),
+        env_default("CLUSTER_NAME", spec.cluster.name),
+        "\n",
+    ]
     for pool in spec.node_pools:
         parts.append(_pool_command(spec, pool, names[pool.name]))
         parts.append("\n")

@@ -12,8 +12,12 @@ WHY = "labels and taints existing nodes as members of a pool (kubectl label/tain
 
 def script(spec: PlatformSpec) -> str:
     """A script: `label-nodes.sh POOL NODE...`."""
-    parts = [PROLOGUE, 'if [ "$#" -lt 2 ]; then echo "usage: $0 POOL NODE..." >&2; exit 2; fi\n',
-             'pool="$1"; shift\n', 'case "$pool" in\n']
+    parts = [
+        PROLOGUE,
+        'if [ "$#" -lt 2 ]; then echo "usage: $0 POOL NODE..." >&2; exit 2; fi\n',
+        'pool="$1"; shift\n',
+        'case "$pool" in\n',
+    ]
     for pool in spec.node_pools:
         labels = " ".join(q(f"{k}={v}") for k, v in provisioning_labels(spec, pool).items())
         parts.append(f"  {q(pool.name)})\n")
