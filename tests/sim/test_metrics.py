@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gpuplane.costs import Overheads
+from gpuplane.errors import UsageError
 from gpuplane.sim.config import SimConfig, parse_units
 from gpuplane.sim.metrics import percentile, summarize
 from gpuplane.sim.run import simulate_objects
@@ -56,7 +57,7 @@ def test_accepted_units_are_weighted_per_class_and_divide_the_total_cost() -> No
 
 
 def test_unknown_class_in_unit_weights_is_refused() -> None:
-    with pytest.raises(ValueError, match="--unit"):
+    with pytest.raises(UsageError, match="--unit"):
         parse_units(["gpu=1"])
 
 

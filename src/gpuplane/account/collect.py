@@ -10,17 +10,10 @@ scrape resolution.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from gpuplane.account.prom import PromClient, Series
-
-
-def ksm_resource(name: str) -> str:
-    """kube-state-metrics' spelling of a resource name: `nvidia.com/mig-1g.10gb` -> `nvidia_com_mig_1g_10gb`."""
-    return re.sub(r"[^a-zA-Z0-9_]", "_", name)
-
 
 GPU_RESOURCES = 'resource=~"nvidia_com_gpu.*|nvidia_com_mig_.*"'
 RUNNING = '(max by (namespace, pod) (kube_pod_status_phase{phase="Running"}) == 1)'

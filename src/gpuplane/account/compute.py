@@ -12,12 +12,12 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from gpuplane.account.collect import ksm_resource
 from gpuplane.account.gather import PodKey, RawData
 from gpuplane.catalog import load_catalog
 from gpuplane.catalog.models import Accelerator, mig_resource_name
 from gpuplane.costs import CostBreakdown, GpuHours, Overheads, pool_price, price_gpu_hours
 from gpuplane.spec import NodePool, PlatformSpec
+from gpuplane.vocab import ksm_resource
 
 UNASSIGNED = "unassigned"
 UNKNOWN = "unknown"

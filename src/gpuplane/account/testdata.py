@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gpuplane.account.collect import ksm_resource
+from gpuplane.vocab import ksm_resource
 
 BLOCK_S = 7200  # promtool cuts 2-hour blocks; one file per block keeps it to one pass per file
 DCGM_GPU_METRICS = (

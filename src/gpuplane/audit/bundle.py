@@ -16,6 +16,7 @@ from gpuplane.audit.pools import Pool
 from gpuplane.audit.readers import Inputs
 from gpuplane.audit.specinput import SpecInput
 from gpuplane.audit.workloads import BATCH_KINDS, KNATIVE_GROUP, SERVING_KINDS, PodTemplate, pod_templates
+from gpuplane.vocab import AMD_GPU_RESOURCE, GPU_TAINT_KEY, QUEUE_NAME_LABEL
 
 CLUSTER_SCOPED = frozenset(
     {
@@ -38,8 +39,8 @@ CLUSTER_SCOPED = frozenset(
 TRAINING_KINDS = frozenset(
     {"PyTorchJob", "TFJob", "MPIJob", "XGBoostJob", "PaddleJob", "JAXJob", "TrainJob", "JobSet", "RayJob"}
 )
-GPU_TAINT_KEYS = frozenset({"nvidia.com/gpu", "amd.com/gpu"})
-QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+GPU_TAINT_KEYS = frozenset({GPU_TAINT_KEY, AMD_GPU_RESOURCE})
+QUEUE_LABEL = QUEUE_NAME_LABEL
 
 
 @dataclass

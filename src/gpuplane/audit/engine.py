@@ -16,8 +16,9 @@ from gpuplane.audit.model import PARSE_RULE, Finding, Rule, registered_rules, se
 from gpuplane.audit.objects import K8sObject
 from gpuplane.audit.readers import Inputs
 from gpuplane.audit.workloads import NON_WORKLOAD_KINDS
+from gpuplane.vocab import ANNOTATION_IGNORE
 
-IGNORE_ANNOTATION = "gpuplane.io/ignore"
+IGNORE_ANNOTATION = ANNOTATION_IGNORE
 
 
 def rules() -> list[Rule]:

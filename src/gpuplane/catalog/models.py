@@ -8,12 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-MIG_RESOURCE_PREFIX = "nvidia.com/mig-"
+from gpuplane.vocab import MIG_RESOURCE_PREFIX
+from gpuplane.vocab import mig_resource as mig_resource_name
 
-
-def mig_resource_name(profile: str) -> str:
-    """The mixed-strategy extended resource for a MIG profile (k8s-device-plugin rm.go: '+' -> '.')."""
-    return MIG_RESOURCE_PREFIX + profile.replace("+", ".")
+__all__ = ["MIG_RESOURCE_PREFIX", "mig_resource_name"]
 
 
 @dataclass(frozen=True)

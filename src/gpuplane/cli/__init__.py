@@ -1,27 +1,98 @@
 """The `gpuplane` command line: a thin typer app. Each command family lives in its own module
-under `gpuplane.cli` and only parses arguments, calls one engine and prints."""
+under `gpuplane.cli` and only parses arguments, calls one engine and prints.
+
+Every error leaves through one place, `GpuplaneGroup.main`: the `gpuplane.errors` family is
+printed as its one-line form and exits with its code; click's usage errors are printed in the
+same `gpuplane CMD: error: ...` form (exit 2); anything else is a bug and says so (exit 70).
+"""
 
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+import traceback
+from collections.abc import Sequence
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
+from typer import _click
+from typer.core import TyperGroup
+from typer.exceptions import Abort
 
 from gpuplane import __version__
-from gpuplane.errors import InputError
+from gpuplane.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, GpuplaneError
+
+EXIT_CODES_HELP = (
+    "Exit codes: 0 ok; 1 findings, drift or a failed check; 2 bad usage or input; "
+    "3 an upstream service (Prometheus, Kubernetes API) could not be used; 70 internal error (a bug); "
+    "130 interrupted."
+)
+
+err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def _command_name(args: Sequence[str]) -> str:
+    """`gpuplane render` for messages: the program and the first word that is not an option."""
+    for arg in args:
+        if not arg.startswith("-"):
+            return f"gpuplane {arg}"
+    return "gpuplane"
+
+
+def _exit(lines: list[str], code: int) -> NoReturn:
+    for line in lines:
+        err_console.print(line, markup=False)
+    sys.exit(code)
+
+
+class GpuplaneGroup(TyperGroup):
+    """The root group: runs click in non-standalone mode and renders every error one way."""
+
+    def main(  # type: ignore[override]
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        argv = list(sys.argv[1:] if args is None else args)
+        command = _command_name(argv)
+        try:
+            rv = super().main(argv, prog_name or "gpuplane", complete_var, standalone_mode=False, **extra)
+        except GpuplaneError as exc:
+            _exit(exc.lines(command), exc.exit_code)
+        except _click.exceptions.NoArgsIsHelpError as exc:
+            typer.echo(exc.format_message(), err=True)
+            sys.exit(EXIT_USAGE)
+        except _click.exceptions.UsageError as exc:
+            hint = f"Try '{command} --help'."
+            _exit([f"{command}: error: {exc.format_message()}", hint], EXIT_USAGE)
+        except _click.exceptions.ClickException as exc:
+            _exit([f"{command}: error: {exc.format_message()}"], exc.exit_code)
+        except (Abort, KeyboardInterrupt):
+            _exit([f"{command}: interrupted"], EXIT_INTERRUPTED)
+        except Exception:
+            err_console.print(traceback.format_exc(), markup=False, end="")
+            _exit(
+                [
+                    f"{command}: internal error: this is a bug in gpuplane {__version__}; please report it "
+                    "with the traceback above"
+                ],
+                EXIT_INTERNAL,
+            )
+        sys.exit(rv if isinstance(rv, int) else 0)
+
 
 app = typer.Typer(
     name="gpuplane",
+    cls=GpuplaneGroup,
     help="Declare a GPU Kubernetes platform once: render its manifests, explain Kueue admission, "
-    "simulate workloads, audit manifests and account GPU time and cost.",
+    "simulate workloads, audit manifests and account GPU time and cost.\n\n" + EXIT_CODES_HELP,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-
-err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _version(value: bool) -> None:
@@ -51,14 +122,5 @@ _register_all()
 
 
 def main() -> None:
-    """Console-script entry point: bad input becomes located messages and exit code 2.
-
-    Click's standalone mode handles usage errors (exit 2) and `typer.Exit` codes itself;
-    `InputError` passes through it and is printed here.
-    """
-    try:
-        app()
-    except InputError as exc:
-        for problem in exc.problems:
-            err_console.print(str(problem), markup=False)
-        sys.exit(2)
+    """Console-script entry point (errors are rendered by `GpuplaneGroup.main`)."""
+    app()

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
+
+from gpuplane.errors import UsageError
 
 if TYPE_CHECKING:
     from gpuplane.audit import Finding
@@ -106,10 +108,8 @@ def _render(findings: list[Finding], output: str) -> str:
     return to_table(findings)
 
 
-def _usage(message: str) -> None:
-    """A usage error: message on stderr, exit code 2 (also under typer's test runner)."""
-    typer.echo(f"gpuplane audit: error: {message}", err=True)
-    sys.exit(2)
+def _usage(message: str) -> NoReturn:
+    raise UsageError(message)
 
 
 def _emit(text: str, out: Path | None) -> None:

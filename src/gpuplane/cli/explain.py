@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from gpuplane.errors import InputError
+from gpuplane.errors import UsageError
 
 
 class Output(StrEnum):
@@ -55,7 +55,7 @@ def explain(
 
         parsed = load_paths(files)
     else:
-        raise InputError.single("<args>", "give -f FILE|DIR|- or --kubeconfig PATH")
+        raise UsageError("give -f FILE|DIR|- or --kubeconfig PATH")
     snap, results = run_explain(parsed, cycles, fair_sharing or None)
     if output == Output.json:
         typer.echo(dumps(snap, results), nl=False)

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 import typer
 
 from gpuplane.catalog import Accelerator, load_catalog, mig_resource_name
-from gpuplane.errors import InputError
+from gpuplane.errors import UsageError
 from gpuplane.sharing import mig
 from gpuplane.sharing.operator_configs import configs_for
 
@@ -49,12 +49,10 @@ def _accelerator(name: str, *, need_mig: bool = True) -> Accelerator:
     acc = cat.accelerator(name)
     if acc is None:
         known = ", ".join(cat.accelerator_names())
-        raise InputError.single("command line", f"unknown GPU {name!r}; known: {known}", path="--gpu")
+        raise UsageError(f"unknown GPU {name!r}; known: {known}", option="--gpu")
     if need_mig and not acc.mig_capable:
         mig_gpus = ", ".join(a.name for a in cat.accelerators() if a.mig_capable)
-        raise InputError.single(
-            "command line", f"{acc.name} does not support MIG; MIG GPUs: {mig_gpus}", path="--gpu"
-        )
+        raise UsageError(f"{acc.name} does not support MIG; MIG GPUs: {mig_gpus}", option="--gpu")
     return acc
 
 
@@ -81,7 +79,7 @@ def check(
     acc = _accelerator(gpu)
     fit = mig.check_layout(acc, profiles)
     if fit.unknown:
-        raise InputError.single("command line", fit.reason, path="PROFILES")
+        raise UsageError(fit.reason, option="PROFILES")
     if output is Output.json:
         _print_json(
             {

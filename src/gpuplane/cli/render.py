@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from gpuplane.errors import UsageError
 from gpuplane.outputs import write_tree_atomic
 from gpuplane.render import RenderResult, render_all, stream_yaml
 from gpuplane.render.kueue import KUEUE_APIS
@@ -43,12 +44,6 @@ def _summary(result: RenderResult, out: Path, console: Console) -> None:
         console.print(f"note: {note}")
 
 
-def _usage_error(err: Console, message: str) -> None:
-    """Usage errors exit 2, like click's own usage errors and bad input."""
-    err.print(f"gpuplane render: error: {message}", markup=False)
-    raise SystemExit(2)
-
-
 def render_command(
     spec_file: Annotated[Path, typer.Argument(metavar="SPEC", help="The platform spec (YAML).")],
     output: Annotated[
@@ -80,9 +75,9 @@ def render_command(
     """Render the platform spec: Kueue queues, tenancy, GPU Operator values, node pools, alerts, dashboard."""
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     if kueue_api not in KUEUE_APIS:
-        _usage_error(err, f"--kueue-api: expected one of {', '.join(KUEUE_APIS)}, got {kueue_api!r}")
+        raise UsageError(f"expected one of {', '.join(KUEUE_APIS)}, got {kueue_api!r}", option="--kueue-api")
     if (output is None) == (check is None):
-        _usage_error(err, "give exactly one of -o/--output DIR|- or --check DIR")
+        raise UsageError("give exactly one of -o/--output DIR|- or --check DIR")
     spec, warnings = load_spec_with_warnings(spec_file)
     for warning in warnings:
         err.print(str(warning), markup=False)

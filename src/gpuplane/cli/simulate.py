@@ -8,8 +8,6 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
-from gpuplane.errors import InputError
-
 if TYPE_CHECKING:
     from gpuplane.sim.session import RunResult
 
@@ -165,10 +163,7 @@ def simulate_command(
         def progress(now: float, submitted: float) -> None:
             bar.update(task, completed=submitted, day=now / 86400.0)
 
-        try:
-            results, written = execute(options, progress)
-        except ValueError as exc:
-            raise InputError.single("<command line>", str(exc)) from None
+        results, written = execute(options, progress)
     _report_skipped(err, results)
     if not quiet:
         from gpuplane.sim.summary import print_summary

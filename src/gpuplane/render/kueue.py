@@ -14,6 +14,7 @@ from gpuplane.render.common import effective_taints, k8s_object, metadata, taint
 from gpuplane.render.quotas import FlavorQuota, team_flavor_quotas
 from gpuplane.spec import derived
 from gpuplane.spec.models import NodePool, PlatformSpec, Team
+from gpuplane.vocab import ANNOTATION_DEFAULT_PRIORITY
 
 KueueApi = Literal["v1beta1", "v1beta2"]
 KUEUE_GROUP = "kueue.x-k8s.io"
@@ -154,7 +155,6 @@ def cluster_queue(spec: PlatformSpec, team: Team, api: str = "v1beta2") -> dict[
 
 # Kueue has no per-queue default priority; the team's default is recorded for people and tools
 # (jobs pick a class with the `kueue.x-k8s.io/priority-class` label).
-ANNOTATION_DEFAULT_PRIORITY = "gpuplane.io/default-priority-class"
 
 
 def local_queues(team: Team, api: str = "v1beta2") -> list[dict[str, Any]]:

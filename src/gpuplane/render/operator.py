@@ -23,9 +23,8 @@ from gpuplane.render.writer import to_yaml
 from gpuplane.sharing import deviceplugin
 from gpuplane.spec import derived
 from gpuplane.spec.models import NodePool, PlatformSpec
+from gpuplane.vocab import DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_LABEL
 
-MIG_CONFIG_LABEL = "nvidia.com/mig.config"
-DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
 MIG_CONFIGMAP = "gpuplane-mig-parted-config"
 DEVICE_PLUGIN_CONFIGMAP = "gpuplane-device-plugin-config"
 MIG_DISABLED_CONFIG = "all-disabled"  # ClusterPolicy migManager.config.default (nvidia.md 2.3)

@@ -18,12 +18,12 @@ from gpuplane.render.common import GPU_OPERATOR_NAMESPACE, k8s_object, metadata
 from gpuplane.render.quotas import team_flavor_quotas
 from gpuplane.spec import derived
 from gpuplane.spec.models import PlatformSpec, Team
+from gpuplane.vocab import LABEL_KUEUE_MANAGED
 
 # Pod Security Admission: GPU images often run as root, so `baseline` is enforced and
 # `restricted` only warned and audited (https://kubernetes.io/docs/concepts/security/pod-security-standards/).
 PSA_ENFORCE = "baseline"
 PSA_WARN = "restricted"
-LABEL_KUEUE_MANAGED = "gpuplane.io/kueue-managed"
 # The built-in aggregated ClusterRole that lets a team create and edit workloads in its namespaces.
 TEAM_CLUSTER_ROLE = "edit"
 # Kueue's own aggregated role for reading and writing Workloads and LocalQueues in a namespace

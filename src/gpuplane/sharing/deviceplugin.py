@@ -10,8 +10,7 @@ import functools
 from typing import Any
 
 from gpuplane.catalog.loader import read_yaml
-
-GPU_RESOURCE = "nvidia.com/gpu"
+from gpuplane.vocab import GPU_RESOURCE
 
 
 @functools.cache

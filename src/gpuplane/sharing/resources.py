@@ -13,8 +13,8 @@ from collections import Counter
 from gpuplane.catalog.models import MIG_RESOURCE_PREFIX, Accelerator, mig_resource_name
 from gpuplane.sharing.deviceplugin import plugin_facts
 from gpuplane.sharing.mig import check_layout
+from gpuplane.vocab import GPU_RESOURCE
 
-GPU_RESOURCE = "nvidia.com/gpu"
 MODES = ("exclusive", "mig", "time-slicing", "mps")
 MIG_STRATEGIES = ("single", "mixed")
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from gpuplane.errors import UsageError
 from gpuplane.sim.config import SimConfig, parse_units
 from gpuplane.sim.engine import Progress
 from gpuplane.sim.outputs import dumps, workloads_csv
@@ -51,7 +52,7 @@ def build_config(o: Options) -> SimConfig:
         ("--horizon-hours", o.horizon_hours),
     ):
         if value is not None and value < 0:
-            raise ValueError(f"{label} must not be negative (got {value})")
+            raise UsageError(f"must not be negative (got {value})", option=label)
     config = SimConfig(seed=o.seed, accepted_units=parse_units(o.units))
     return replace(
         config,
@@ -71,7 +72,9 @@ def _checkpoint(o: Options) -> Checkpoint | None:
     if o.ckpt_interval is None:
         return None
     if o.ckpt_interval <= 0 or o.ckpt_write < 0 or o.ckpt_restore < 0:
-        raise ValueError("checkpoint interval must be > 0, write and restore times >= 0")
+        raise UsageError(
+            "checkpoint interval must be > 0, write and restore times >= 0", option="--checkpoint-interval"
+        )
     return Checkpoint(o.ckpt_interval, o.ckpt_write, o.ckpt_restore)
 
 

@@ -9,6 +9,8 @@ from typing import Any
 
 import yaml
 
+from gpuplane.errors import UsageError
+
 #: Workload classes a run can weight in its accepted units.
 CLASSES: tuple[str, ...] = ("training", "inference", "batch")
 
@@ -79,6 +81,8 @@ def parse_units(items: list[str]) -> tuple[tuple[str, float], ...]:
     for item in items:
         klass, sep, value = item.partition("=")
         if not sep or klass not in CLASSES:
-            raise ValueError(f"--unit {item!r}: expected CLASS=WEIGHT with CLASS one of {', '.join(CLASSES)}")
+            raise UsageError(
+                f"{item!r}: expected CLASS=WEIGHT with CLASS one of {', '.join(CLASSES)}", option="--unit"
+            )
         weights[klass] = float(value)
     return tuple(weights.items())

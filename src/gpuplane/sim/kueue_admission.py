@@ -25,8 +25,7 @@ from gpuplane.sim.admission import CycleOutcome
 from gpuplane.sim.pools import PoolModel
 from gpuplane.sim.requests import GPU, PodRequest
 from gpuplane.traces import Workload as TraceWorkload
-
-LABEL_POOL = "gpuplane.io/pool"
+from gpuplane.vocab import LABEL_POOL
 
 
 @dataclass(frozen=True)

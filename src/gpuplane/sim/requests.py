@@ -16,10 +16,11 @@ from dataclasses import dataclass
 
 from gpuplane.sim.pools import PoolModel
 from gpuplane.traces import Workload
+from gpuplane.vocab import GPU_RESOURCE, GPU_SHARED_RESOURCE, MIG_RESOURCE_PREFIX
 
-GPU = "nvidia.com/gpu"
-GPU_SHARED = "nvidia.com/gpu.shared"
-MIG_PREFIX = "nvidia.com/mig-"
+GPU = GPU_RESOURCE
+GPU_SHARED = GPU_SHARED_RESOURCE
+MIG_PREFIX = MIG_RESOURCE_PREFIX
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,15 +11,28 @@ from dataclasses import dataclass
 from gpuplane.catalog import load_catalog
 from gpuplane.sharing import mig, resources
 from gpuplane.spec.models import NodePool, PlatformSpec, Quota, Team
+from gpuplane.vocab import (
+    LABEL_ACCELERATOR,
+    LABEL_CAPACITY,
+    LABEL_CLASS,
+    LABEL_MANAGED_BY,
+    LABEL_POOL,
+    LABEL_SHARING,
+    LABEL_TEAM,
+    MANAGED_BY,
+)
 
-LABEL_POOL = "gpuplane.io/pool"
-LABEL_ACCELERATOR = "gpuplane.io/accelerator"
-LABEL_SHARING = "gpuplane.io/sharing"
-LABEL_TEAM = "gpuplane.io/team"
-LABEL_CLASS = "gpuplane.io/workload-class"
-LABEL_CAPACITY = "gpuplane.io/capacity"
-LABEL_MANAGED_BY = "app.kubernetes.io/managed-by"
-MANAGED_BY = "gpuplane"
+__all__ = [
+    "HOURS_PER_MONTH",
+    "LABEL_ACCELERATOR",
+    "LABEL_CAPACITY",
+    "LABEL_CLASS",
+    "LABEL_MANAGED_BY",
+    "LABEL_POOL",
+    "LABEL_SHARING",
+    "LABEL_TEAM",
+    "MANAGED_BY",
+]
 HOURS_PER_MONTH = 730.0  # the cloud providers' billing convention (8760 h / 12)
 
 

@@ -12,6 +12,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
+from gpuplane.vocab import GPU_TAINT_KEY, GPU_TAINT_VALUE
+
 Provider = Literal["aks", "gke", "eks", "generic"]
 WorkloadClass = Literal["training", "inference", "batch"]
 TaintEffect = Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
@@ -27,7 +29,7 @@ Waiver = Literal["inference-on-spot", "no-taints", "quota-above-capacity"]
 DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 # The taint NVIDIA's docs and Kubernetes' ExtendedResourceToleration admission plugin pair with
 # nvidia.com/gpu requests (key = the extended resource name).
-DEFAULT_GPU_TAINT = ("nvidia.com/gpu", "present")
+DEFAULT_GPU_TAINT = (GPU_TAINT_KEY, GPU_TAINT_VALUE)
 
 
 class SpecModel(BaseModel):

@@ -180,9 +180,9 @@ def _job_stream(
             None,
             prio[ci],
             ckpt,
-            status,
+            status,  # type: ignore[arg-type]
             frac,
-            None,  # type: ignore[arg-type]
+            None,
             users[ti][int(random() * len(users[ti]))],
             0,
         )

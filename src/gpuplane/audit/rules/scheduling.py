@@ -9,6 +9,7 @@ from gpuplane.audit.model import Finding, rule
 from gpuplane.audit.objects import Path, as_list, as_str, get
 from gpuplane.audit.rules.common import at_workload
 from gpuplane.audit.workloads import PodTemplate, quantity
+from gpuplane.vocab import PRIORITY_CLASS_LABEL
 
 QUEUE_KINDS = frozenset(
     {
@@ -27,7 +28,7 @@ QUEUE_KINDS = frozenset(
         "Pod",
     }
 )
-PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
+PRIORITY_LABEL = PRIORITY_CLASS_LABEL
 
 
 def _gpu_toleration(b: Bundle, t: PodTemplate) -> tuple[int, str] | None:

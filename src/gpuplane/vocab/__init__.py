@@ -1,0 +1,109 @@
+"""Every label, annotation, taint and resource name gpuplane uses, defined once.
+
+gpuplane's own names (`gpuplane.io/...`) are decisions of this project and are written here.
+Names that other systems define (NVIDIA's device plugin and feature discovery, Kueue,
+Kubernetes) are facts and come from `vocab/names.yaml`, which cites where each is
+defined. spec, render, sharing, sim, audit, account and explain import from here; nothing else
+spells these strings.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import yaml
+
+# -- gpuplane's own label schema (node labels, workload labels, cost tags) --------------------
+GROUP = "gpuplane.io"
+SPEC_API_VERSION = f"{GROUP}/v1alpha1"
+LABEL_POOL = f"{GROUP}/pool"
+LABEL_ACCELERATOR = f"{GROUP}/accelerator"
+LABEL_SHARING = f"{GROUP}/sharing"
+LABEL_CAPACITY = f"{GROUP}/capacity"
+LABEL_TEAM = f"{GROUP}/team"
+LABEL_CLASS = f"{GROUP}/workload-class"
+LABEL_KUEUE_MANAGED = f"{GROUP}/kueue-managed"
+ANNOTATION_IGNORE = f"{GROUP}/ignore"
+ANNOTATION_DEFAULT_PRIORITY = f"{GROUP}/default-priority-class"
+ANNOTATION_EXPECTED_RUNTIME = f"{GROUP}/expected-runtime"
+MANAGED_BY = "gpuplane"
+
+
+@cache
+def _names() -> dict[str, Any]:
+    text = (resources.files("gpuplane.vocab") / "names.yaml").read_text(encoding="utf-8")
+    data: dict[str, Any] = yaml.safe_load(text)
+    return data
+
+
+def _n(*path: str) -> str:
+    node: Any = _names()
+    for key in path:
+        node = node[key]
+    return str(node)
+
+
+# -- NVIDIA (device plugin, GPU feature discovery, mig-parted, GPU Operator) ------------------
+NVIDIA_PREFIX = _n("nvidia", "resource_prefix")
+GPU_RESOURCE = _n("nvidia", "gpu_resource")
+MIG_RESOURCE_PREFIX = _n("nvidia", "mig_resource_prefix")
+SHARED_SUFFIX = _n("nvidia", "shared_suffix")
+GPU_SHARED_RESOURCE = GPU_RESOURCE + SHARED_SUFFIX
+GPU_TAINT_KEY = _n("nvidia", "gpu_taint", "key")
+GPU_TAINT_VALUE = _n("nvidia", "gpu_taint", "value")
+GPU_TAINT_EFFECT = _n("nvidia", "gpu_taint", "effect")
+GFD_GPU_PRESENT = _n("nvidia", "labels", "gpu_present")
+GFD_GPU_COUNT = _n("nvidia", "labels", "gpu_count")
+GFD_GPU_PRODUCT = _n("nvidia", "labels", "gpu_product")
+GFD_GPU_MEMORY = _n("nvidia", "labels", "gpu_memory")
+GFD_GPU_REPLICAS = _n("nvidia", "labels", "gpu_replicas")
+GFD_SHARING_STRATEGY = _n("nvidia", "labels", "gpu_sharing_strategy")
+MIG_CONFIG_LABEL = _n("nvidia", "labels", "mig_config")
+MIG_STRATEGY_LABEL = _n("nvidia", "labels", "mig_strategy")
+MIG_CAPABLE_LABEL = _n("nvidia", "labels", "mig_capable")
+DEVICE_PLUGIN_CONFIG_LABEL = _n("nvidia", "labels", "device_plugin_config")
+CUDA_DRIVER_VERSION_FULL = _n("nvidia", "labels", "cuda_driver_version_full")
+CUDA_DRIVER_MAJOR = _n("nvidia", "labels", "cuda_driver_major")
+CUDA_DRIVER_VERSION_MAJOR = _n("nvidia", "labels", "cuda_driver_version_major")
+CUDA_RUNTIME_VERSION_FULL = _n("nvidia", "labels", "cuda_runtime_version_full")
+CUDA_RUNTIME_MAJOR = _n("nvidia", "labels", "cuda_runtime_major")
+AMD_GPU_RESOURCE = _n("other_gpu_resources", "amd_gpu")
+
+# -- Kueue ------------------------------------------------------------------------------------
+KUEUE_GROUP = _n("kueue", "group")
+QUEUE_NAME_LABEL = _n("kueue", "queue_name_label")
+PRIORITY_CLASS_LABEL = _n("kueue", "priority_class_label")
+POD_GROUP_NAME_LABEL = _n("kueue", "pod_group_name_label")
+POD_GROUP_TOTAL_COUNT_ANNOTATION = _n("kueue", "pod_group_total_count_annotation")
+JOB_MIN_PARALLELISM_ANNOTATION = _n("kueue", "job_min_parallelism_annotation")
+
+# -- Kubernetes -------------------------------------------------------------------------------
+LABEL_MANAGED_BY = _n("kubernetes", "managed_by_label")
+INSTANCE_TYPE_LABEL = _n("kubernetes", "instance_type_label")
+ZONE_LABEL = _n("kubernetes", "zone_label")
+
+
+def mig_resource(profile: str) -> str:
+    """The mixed-strategy extended resource of a MIG profile (k8s-device-plugin: '+' -> '.')."""
+    return MIG_RESOURCE_PREFIX + profile.replace("+", ".")
+
+
+def is_mig_resource(name: str) -> bool:
+    """True for `<mig prefix><profile>` (and its `.shared` time-sliced form)."""
+    return name.startswith(MIG_RESOURCE_PREFIX)
+
+
+def is_nvidia_gpu_resource(name: str) -> bool:
+    """True for the whole-GPU resource, its shared form and every MIG resource."""
+    return name in (GPU_RESOURCE, GPU_SHARED_RESOURCE) or is_mig_resource(name)
+
+
+def ksm_resource(name: str) -> str:
+    """kube-state-metrics' spelling of a resource name: `nvidia.com/mig-1g.10gb` -> `nvidia_com_mig_1g_10gb`.
+
+    kube-state-metrics internal/store/utils.go sanitizes with `[^a-zA-Z0-9_]` -> `_` (v2.20).
+    """
+    return re.sub(r"[^a-zA-Z0-9_]", "_", name)
