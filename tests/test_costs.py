@@ -35,7 +35,7 @@ def test_priced_gpu_hours_add_up_to_provisioned_cost(
 
 
 def test_total_includes_overheads_and_per_unit_divides_it() -> None:
-    cost = CostBreakdown(compute_useful=60, idle=20, failed=10, network=4, storage=3, support=2, operations=1)
+    cost = CostBreakdown(useful=60, idle=20, failed=10, network=4, storage=3, support=2, operations=1)
     assert cost.total == 100
     assert cost.per_accepted_unit(4) == 25
     assert cost.per_accepted_unit(0) is None
@@ -74,17 +74,17 @@ def test_overheads_for_a_week() -> None:
 
 
 def test_breakdowns_add_and_refuse_mixed_currencies() -> None:
-    a = CostBreakdown(compute_useful=1, idle=2)
+    a = CostBreakdown(useful=1, idle=2)
     b = CostBreakdown(failed=3, support=4)
     total = sum_breakdowns([a, b])
-    assert (total.compute_useful, total.idle, total.failed, total.support) == (1, 2, 3, 4)
+    assert (total.useful, total.idle, total.failed, total.support) == (1, 2, 3, 4)
     assert a.scaled(2).idle == 4
     with pytest.raises(ValueError):
         _ = a + CostBreakdown(currency="EUR")
 
 
 def test_as_dict_lists_components_gpu_and_total() -> None:
-    d = CostBreakdown(compute_useful=1, network=2).as_dict()
+    d = CostBreakdown(useful=1, network=2).as_dict()
     assert d["gpu"] == 1 and d["total"] == 3 and d["currency"] == "USD"
 
 

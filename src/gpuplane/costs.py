@@ -3,11 +3,14 @@
     effective cost per accepted unit =
         (compute + network + storage + support + idle + failed runs + operations) / accepted units
 
-GPU time is split into parts that never overlap, so their costs add up to what the provisioned
-GPUs cost over the window:
+GPU time is split into kinds that never overlap (`GpuTime`, defined once here and used by sim,
+account, the reports and the exporter), so their costs add up to what the provisioned GPUs cost
+over the window:
 
-- ``compute_useful``: allocated GPU-hours weighted by engine activity (the work the GPU did);
-- ``idle``: allocated GPU-hours the GPU spent doing nothing (allocated x (1 - activity));
+- ``useful``: allocated GPU-hours weighted by measured engine activity (the work the GPU did);
+- ``idle``: allocated GPU-hours measured as doing nothing (allocated x (1 - activity));
+- ``unmeasured``: allocated GPU-hours with no activity metric at all (e.g. a MIG instance
+  without profiling metrics): neither useful nor idle, because nobody measured it;
 - ``failed``: all GPU-hours of runs that ended in failure (their work is not accepted);
 - ``evicted_lost``: GPU-hours of work lost to eviction/preemption since the last checkpoint;
 - ``unallocated``: provisioned GPU-hours that no workload requested (OpenCost's ``__idle__``).
@@ -24,17 +27,23 @@ a GPU-hour costs the node-hour price divided by the GPUs of the node.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
+from enum import StrEnum
 from typing import Any
 
-from gpuplane.spec import NodePool, PlatformSpec, derived
+from gpuplane.catalog import load_catalog
+from gpuplane.spec import NodePool, PlatformSpec
 from gpuplane.spec.derived import HOURS_PER_MONTH  # 730 = 8760 h / 12, the providers' billing convention
 
 __all__ = [
+    "ALLOCATED_KINDS",
     "COMPONENTS",
+    "GPU_TIME_KINDS",
     "HOURS_PER_MONTH",
+    "OVERHEAD_COMPONENTS",
     "CostBreakdown",
     "GpuHours",
+    "GpuTime",
     "Overheads",
     "PoolPrice",
     "gpu_hour_price",
@@ -44,26 +53,40 @@ __all__ = [
     "sum_breakdowns",
 ]
 
+
+class GpuTime(StrEnum):
+    """The kinds of GPU time, in the order every report shows them. The one definition."""
+
+    USEFUL = "useful"
+    IDLE = "idle"
+    UNMEASURED = "unmeasured"
+    FAILED = "failed"
+    EVICTED_LOST = "evicted_lost"
+    UNALLOCATED = "unallocated"
+
+    @property
+    def label(self) -> str:
+        """Human label for tables and charts."""
+        return {"evicted_lost": "evicted & lost"}.get(self.value, self.value)
+
+
+#: Every kind of GPU time, in report order.
+GPU_TIME_KINDS: tuple[GpuTime, ...] = tuple(GpuTime)
+#: The kinds some workload held (all but unallocated).
+ALLOCATED_KINDS: tuple[GpuTime, ...] = tuple(k for k in GpuTime if k is not GpuTime.UNALLOCATED)
+#: Charges that are not GPU time.
+OVERHEAD_COMPONENTS: tuple[str, ...] = ("network", "storage", "support", "operations")
 #: The components of a breakdown, in the order reports show them.
-COMPONENTS: tuple[str, ...] = (
-    "compute_useful",
-    "idle",
-    "failed",
-    "evicted_lost",
-    "unallocated",
-    "network",
-    "storage",
-    "support",
-    "operations",
-)
+COMPONENTS: tuple[str, ...] = (*(k.value for k in GPU_TIME_KINDS), *OVERHEAD_COMPONENTS)
 
 
 @dataclass(frozen=True)
 class CostBreakdown:
     """Cost of a window split into the model's components (all in one currency)."""
 
-    compute_useful: float = 0.0
+    useful: float = 0.0
     idle: float = 0.0
+    unmeasured: float = 0.0
     failed: float = 0.0
     evicted_lost: float = 0.0
     unallocated: float = 0.0
@@ -75,13 +98,13 @@ class CostBreakdown:
 
     @property
     def gpu(self) -> float:
-        """Cost of all GPU time (useful, idle, failed, evicted, unallocated)."""
-        return self.compute_useful + self.idle + self.failed + self.evicted_lost + self.unallocated
+        """Cost of all GPU time (every `GpuTime` kind)."""
+        return float(sum(getattr(self, k.value) for k in GPU_TIME_KINDS))
 
     @property
     def total(self) -> float:
         """Everything: GPU time plus network, storage, support and operations."""
-        return self.gpu + self.network + self.storage + self.support + self.operations
+        return self.gpu + float(sum(getattr(self, name) for name in OVERHEAD_COMPONENTS))
 
     def per_accepted_unit(self, units: float) -> float | None:
         """Effective cost per accepted unit of work; None when no unit was accepted."""
@@ -118,7 +141,10 @@ def sum_breakdowns(items: Iterable[CostBreakdown], currency: str = "USD") -> Cos
 
 @dataclass(frozen=True)
 class PoolPrice:
-    """What one node of a pool costs per hour, and so what one of its GPUs costs per hour."""
+    """What one node of a pool costs per hour, where that came from, and so one GPU-hour's price.
+
+    The one price record: the twin, account, plan and the reports all price GPU time with it.
+    """
 
     pool: str
     on_demand_hourly: float
@@ -126,6 +152,7 @@ class PoolPrice:
     spot: bool
     gpus_per_node: int
     source: str = ""
+    known: bool = True
 
     @property
     def node_hourly(self) -> float:
@@ -195,21 +222,26 @@ class Overheads:
 
 @dataclass(frozen=True)
 class GpuHours:
-    """GPU-hours of one window split the way the cost model prices them."""
+    """GPU-hours of one window split by `GpuTime` kind (the fields are the kinds, in order)."""
 
     useful: float = 0.0
     idle: float = 0.0
+    unmeasured: float = 0.0
     failed: float = 0.0
     evicted_lost: float = 0.0
     unallocated: float = 0.0
 
     def __add__(self, other: GpuHours) -> GpuHours:
-        return GpuHours(**{f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(self)})
+        return GpuHours(**{k.value: self[k] + other[k] for k in GPU_TIME_KINDS})
+
+    def __getitem__(self, kind: GpuTime) -> float:
+        value: float = getattr(self, kind.value)
+        return value
 
     @property
     def allocated(self) -> float:
-        """GPU-hours some workload held (useful + idle + failed + evicted)."""
-        return self.useful + self.idle + self.failed + self.evicted_lost
+        """GPU-hours some workload held (every kind but unallocated)."""
+        return sum(self[k] for k in ALLOCATED_KINDS)
 
     @property
     def provisioned(self) -> float:
@@ -219,26 +251,32 @@ class GpuHours:
 
 def price_gpu_hours(hours: GpuHours, gpu_hourly: float, currency: str = "USD") -> CostBreakdown:
     """The GPU part of a breakdown: each kind of GPU-hour at one GPU-hour price."""
-    return CostBreakdown(
-        compute_useful=hours.useful * gpu_hourly,
-        idle=hours.idle * gpu_hourly,
-        failed=hours.failed * gpu_hourly,
-        evicted_lost=hours.evicted_lost * gpu_hourly,
-        unallocated=hours.unallocated * gpu_hourly,
-        currency=currency,
-    )
+    return CostBreakdown(currency=currency, **{k.value: hours[k] * gpu_hourly for k in GPU_TIME_KINDS})
 
 
 def pool_price(spec: PlatformSpec, pool: NodePool) -> PoolPrice:
-    """A pool's prices from the platform spec (override, else catalog; unknown prices are 0)."""
-    prices = derived.pool_prices(spec, pool)
-    on_demand = prices.on_demand_hourly or 0.0
-    spot = prices.spot_hourly if prices.spot_hourly is not None else on_demand
+    """A pool's node-hour prices: the spec's `costs.pools` override, else the catalog price for the
+    cluster's provider and region. A spot pool without a spot price pays on-demand; a pool
+    with no known price costs 0 and says so (`known=False`, source "unknown")."""
+    override = spec.costs.pools.get(pool.name)
+    catalog_price = None
+    if pool.vm_size:
+        catalog_price = load_catalog().price(spec.cluster.provider, pool.vm_size, spec.cluster.region)
+    on_demand = override.on_demand_hourly if override and override.on_demand_hourly is not None else None
+    spot = override.spot_hourly if override and override.spot_hourly is not None else None
+    source = "spec costs.pools" if override else ""
+    if catalog_price is not None:
+        if on_demand is None:
+            on_demand = catalog_price.on_demand_hourly
+        if spot is None:
+            spot = catalog_price.spot_hourly
+        source = source or f"catalog: {catalog_price.source} ({catalog_price.date})"
     return PoolPrice(
         pool=pool.name,
-        on_demand_hourly=on_demand,
-        spot_hourly=spot,
+        on_demand_hourly=on_demand or 0.0,
+        spot_hourly=spot if spot is not None else (on_demand or 0.0),
         spot=pool.spot.enabled,
         gpus_per_node=max(pool.gpus, 1),
-        source=prices.source,
+        source=source or "unknown",
+        known=on_demand is not None or spot is not None,
     )

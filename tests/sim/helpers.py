@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpuplane.costs import PoolPrice
 from gpuplane.sim.kueue_admission import TeamQueue
 from gpuplane.sim.pools import PoolModel
 
@@ -37,7 +38,7 @@ def pool(
         min_nodes=min_nodes,
         max_nodes=max_nodes,
         spot=spot,
-        node_hourly=hourly,
+        price=PoolPrice(name, hourly, hourly, spot, gpus, "test"),
         workload_classes=classes,
         sharing="exclusive",
     )

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from gpuplane.costs import pool_price
 from gpuplane.spec import derived, load_spec_with_warnings, parse_spec
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.yaml"))
@@ -76,10 +77,10 @@ def test_spot_price_is_used_for_spot_pools() -> None:
     spec, _ = load_spec_with_warnings(Path(EXAMPLES[0]).parent / "aks-platform.yaml")
     spot, on_demand = spec.pool("a100-spot"), spec.pool("a100-mig")
     assert spot is not None and on_demand is not None
-    prices = derived.pool_prices(spec, spot)
-    assert prices.spot_hourly is not None and prices.on_demand_hourly is not None
-    assert derived.node_hourly_price(spec, spot) == prices.spot_hourly
-    assert derived.node_hourly_price(spec, on_demand) == derived.pool_prices(spec, on_demand).on_demand_hourly
+    prices = pool_price(spec, spot)
+    assert prices.known and prices.spot_hourly > 0 and prices.on_demand_hourly > 0
+    assert prices.node_hourly == prices.spot_hourly
+    assert pool_price(spec, on_demand).node_hourly == pool_price(spec, on_demand).on_demand_hourly
     assert prices.spot_hourly < prices.on_demand_hourly
 
 

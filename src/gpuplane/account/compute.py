@@ -304,7 +304,10 @@ def _pools(
         for pod in mine:
             hours = hours + pod.hours
         usage.hours = GpuHours(
-            hours.useful, hours.idle, hours.failed, 0.0, max(usage.provisioned_h - hours.allocated, 0.0)
+            useful=hours.useful,
+            idle=hours.idle,
+            failed=hours.failed,
+            unallocated=max(usage.provisioned_h - hours.allocated, 0.0),
         )
         out.append(usage)
     return out

@@ -103,7 +103,7 @@ def to_csv(result: AccountResult) -> str:
                 row.hours.unallocated,
                 row.pods,
                 row.accepted,
-                c.compute_useful,
+                c.useful,
                 c.idle,
                 c.failed,
                 c.unallocated,

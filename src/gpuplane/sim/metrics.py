@@ -12,10 +12,10 @@ import math
 from collections import Counter
 from typing import Any
 
-from gpuplane.costs import CostBreakdown, Overheads, sum_breakdowns
+from gpuplane.costs import GPU_TIME_KINDS, CostBreakdown, GpuHours, Overheads, price_gpu_hours, sum_breakdowns
 from gpuplane.sim.config import SimConfig
 from gpuplane.sim.engine import Outcome
-from gpuplane.sim.state import DONE, FAILED, IDLE, LOST, USEFUL
+from gpuplane.sim.state import DONE, FAILED, IDLE, LEDGER_KINDS, LOST, USEFUL
 
 DIGITS = 6
 
@@ -69,37 +69,28 @@ def _gpu_hours(outcome: Outcome) -> list[dict[str, float]]:
 def _pool_costs(outcome: Outcome, hours: list[dict[str, float]], currency: str) -> list[CostBreakdown]:
     out = []
     for pool, h in zip(outcome.pools, hours, strict=True):
-        price = pool.gpu_second_price * 3600.0
-        out.append(
-            CostBreakdown(
-                compute_useful=h["useful"] * price,
-                idle=h["idle"] * price,
-                failed=h["failed"] * price,
-                evicted_lost=h["evicted_lost"] * price,
-                unallocated=h["unallocated"] * price,
-                currency=currency,
-            )
-        )
+        gpu_hours = GpuHours(**{k.value: h[k.value] for k in GPU_TIME_KINDS if k.value in h})
+        out.append(price_gpu_hours(gpu_hours, pool.price.gpu_hourly, currency))
     return out
 
 
 def _team_costs(outcome: Outcome, currency: str) -> list[CostBreakdown]:
     out = []
     for t in range(len(outcome.teams)):
-        parts = [0.0] * 4
-        for pool in outcome.pools:
-            price = pool.gpu_second_price
-            for k in range(4):
-                parts[k] += outcome.ledger.gs[t][pool.index][k] * price
-        out.append(
-            CostBreakdown(
-                compute_useful=parts[USEFUL],
-                idle=parts[IDLE],
-                failed=parts[FAILED],
-                evicted_lost=parts[LOST],
-                currency=currency,
+        costs = [
+            price_gpu_hours(
+                GpuHours(
+                    **{
+                        kind.value: outcome.ledger.gs[t][pool.index][k] / 3600.0
+                        for k, kind in enumerate(LEDGER_KINDS)
+                    }
+                ),
+                pool.price.gpu_hourly,
+                currency,
             )
-        )
+            for pool in outcome.pools
+        ]
+        out.append(sum_breakdowns(costs, currency))
     return out
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 
+from gpuplane.costs import PoolPrice, pool_price
 from gpuplane.spec import NodePool, PlatformSpec, derived
 
 
@@ -32,7 +33,7 @@ class PoolModel:
     min_nodes: int
     max_nodes: int
     spot: bool
-    node_hourly: float
+    price: PoolPrice
     workload_classes: tuple[str, ...]
     sharing: str
 
@@ -42,9 +43,14 @@ class PoolModel:
         return {res: units * self.gpus_per_node for res, units in self.per_gpu}
 
     @property
+    def node_hourly(self) -> float:
+        """What one node costs per hour (through the one cost model)."""
+        return self.price.node_hourly
+
+    @property
     def gpu_second_price(self) -> float:
         """Price of one physical GPU-second (the node price split over its GPUs)."""
-        return self.node_hourly / max(self.gpus_per_node, 1) / 3600.0
+        return self.price.gpu_hourly / 3600.0
 
     def fraction(self, resource: str) -> float:
         """Share of a physical GPU that one unit of `resource` is."""
@@ -82,7 +88,7 @@ def pool_model(spec: PlatformSpec, pool: NodePool, index: int) -> PoolModel:
         min_nodes=pool.min_nodes,
         max_nodes=pool.max_nodes,
         spot=pool.spot.enabled,
-        node_hourly=derived.node_hourly_price(spec, pool),
+        price=pool_price(spec, pool),
         workload_classes=tuple(pool.workload_classes),
         sharing=pool.sharing.mode,
     )

@@ -12,14 +12,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from gpuplane.costs import GPU_TIME_KINDS, GpuTime
 from gpuplane.report import Html, Page, cards, charts, figure, note, table
 from gpuplane.sim.series import PoolSeries
 from gpuplane.sim.session import RunResult
 
 GRID_POINTS = 400
 DAY = 86400.0
-KINDS = ("compute_useful", "idle", "failed", "evicted_lost", "unallocated")
-KIND_LABELS = ("useful", "idle", "failed", "evicted & lost", "unallocated")
+# The twin measures every held second, so it never reports `unmeasured` GPU time.
+KINDS = tuple(k.value for k in GPU_TIME_KINDS if k is not GpuTime.UNMEASURED)
+KIND_LABELS = tuple(k.label for k in GPU_TIME_KINDS if k is not GpuTime.UNMEASURED)
 
 
 def step_points(
@@ -134,7 +136,8 @@ def _cost_figures(result: RunResult) -> list[Html]:
     pools = list(s["pools"])
     by_team = {
         label: [s["teams"][t]["cost"][k] for t in teams]
-        for k, label in zip(KINDS[:4], KIND_LABELS, strict=False)
+        for k, label in zip(KINDS, KIND_LABELS, strict=True)
+        if k != "unallocated"
     }
     by_pool = {
         label: [s["pools"][p]["cost"][k] for p in pools] for k, label in zip(KINDS, KIND_LABELS, strict=True)

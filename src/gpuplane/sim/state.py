@@ -8,6 +8,7 @@ last checkpoint on eviction, preemption or node failure). So held = useful + idl
 
 from __future__ import annotations
 
+from gpuplane.costs import GpuTime
 from gpuplane.sim.progress import cut, wall_to_finish
 from gpuplane.sim.requests import PodRequest
 from gpuplane.traces import Workload
@@ -15,7 +16,8 @@ from gpuplane.traces import Workload
 QUEUED, ADMITTED, RUNNING, DONE, REJECTED = range(5)
 STATE_NAMES = ("pending", "admitted", "running", "done", "rejected")
 USEFUL, IDLE, FAILED, LOST = range(4)
-LEDGER_KINDS = ("useful", "idle", "failed", "evicted_lost")
+#: What each ledger index holds (the twin measures every held second, so it has no `unmeasured`).
+LEDGER_KINDS = (GpuTime.USEFUL, GpuTime.IDLE, GpuTime.FAILED, GpuTime.EVICTED_LOST)
 
 
 class Run:

@@ -29,7 +29,7 @@ def _rows(s: dict[str, Any]) -> list[tuple[str, str]]:
     return [
         ("cost per accepted unit", _money(s["cost_per_accepted_unit"])),
         ("total cost", _money(c["total"])),
-        ("  useful GPU time", _money(c["compute_useful"])),
+        ("  useful GPU time", _money(c["useful"])),
         ("  idle (checkpoint writes)", _money(c["idle"])),
         ("  failed runs", _money(c["failed"])),
         ("  evicted & lost", _money(c["evicted_lost"])),

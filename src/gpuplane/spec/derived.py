@@ -6,8 +6,6 @@ builds its nodes from them and account matches Prometheus series with them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from gpuplane.catalog import load_catalog
 from gpuplane.sharing import mig, resources
 from gpuplane.spec.models import NodePool, PlatformSpec, Quota, Team
@@ -110,44 +108,6 @@ def local_queue_name(team: Team) -> str:
 
 def cohort_of(spec: PlatformSpec, team: Team) -> str | None:
     return team.cohort or spec.queueing.default_cohort
-
-
-@dataclass(frozen=True)
-class PoolPrice:
-    """Per node-hour prices of a pool and where they came from."""
-
-    on_demand_hourly: float | None
-    spot_hourly: float | None
-    source: str
-
-
-def pool_prices(spec: PlatformSpec, pool: NodePool) -> PoolPrice:
-    """Node-hour prices: the spec's override, else the catalog price for the cluster's region."""
-    override = spec.costs.pools.get(pool.name)
-    catalog_price = None
-    if pool.vm_size:
-        catalog_price = load_catalog().price(spec.cluster.provider, pool.vm_size, spec.cluster.region)
-    on_demand = override.on_demand_hourly if override and override.on_demand_hourly is not None else None
-    spot = override.spot_hourly if override and override.spot_hourly is not None else None
-    source = "spec costs.pools" if override else ""
-    if catalog_price is not None:
-        if on_demand is None:
-            on_demand = catalog_price.on_demand_hourly
-        if spot is None:
-            spot = catalog_price.spot_hourly
-        source = source or f"catalog: {catalog_price.source} ({catalog_price.date})"
-    return PoolPrice(on_demand, spot, source or "unknown")
-
-
-def node_hourly_price(spec: PlatformSpec, pool: NodePool) -> float:
-    """What one node of the pool costs per hour: spot price for spot pools, else on-demand.
-
-    Falls back to on-demand when a spot price is unknown, and to 0 when nothing is known.
-    """
-    prices = pool_prices(spec, pool)
-    if pool.spot.enabled and prices.spot_hourly is not None:
-        return prices.spot_hourly
-    return prices.on_demand_hourly or 0.0
 
 
 def cpu_memory_per_gpu(pool: NodePool) -> tuple[float, float]:

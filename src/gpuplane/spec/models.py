@@ -343,7 +343,7 @@ class Monitoring(SpecModel):
     alerts: Alerts = Field(default_factory=Alerts, description="Alert thresholds.")
 
 
-class PoolPrice(SpecModel):
+class PoolPriceOverride(SpecModel):
     """Per node-hour price overrides for one pool."""
 
     on_demand_hourly: float | None = Field(default=None, ge=0)
@@ -354,7 +354,7 @@ class Costs(SpecModel):
     """Prices and overheads for the cost model shared by simulate and account."""
 
     currency: str = Field(default="USD", description="Currency of every price.")
-    pools: dict[str, PoolPrice] = Field(
+    pools: dict[str, PoolPriceOverride] = Field(
         default_factory=dict, description="Per-pool node-hour price overrides."
     )
     support_monthly: float = Field(default=0, ge=0, description="Monthly support contract, prorated.")
