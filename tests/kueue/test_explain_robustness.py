@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from gpuplane.errors import InputError
 from gpuplane.kueue import parse_objects, run_explain, to_json
-from mutation import paths, replaced
+from tests.support.mutation import paths, replaced
 
 SCENARIOS = sorted(
     (Path(__file__).resolve().parents[1] / "kueue_upstream" / "scenarios").glob("*/objects.yaml")
@@ -64,3 +64,37 @@ def test_mutated_kueue_objects_never_crash_explain(data: st.DataObject) -> None:
     for cycle in report["cycles"]:
         assert {"admitted", "preempted", "pending"} <= set(cycle)
         assert all(e["queue"] in ("heap", "inadmissible") for e in cycle["pending"])
+
+
+def _cq(name: str, cohort: object) -> dict[str, Any]:
+    return {
+        "apiVersion": "kueue.x-k8s.io/v1beta1",
+        "kind": "ClusterQueue",
+        "metadata": {"name": name},
+        "spec": {"cohort": cohort, "resourceGroups": []},
+    }
+
+
+def test_a_cohort_that_is_not_a_name_is_a_located_error() -> None:
+    # Found by test_mutated_kueue_objects_never_crash_explain on a fresh clone (issue 15):
+    # `spec.cohort: [0]` crashed the snapshot with "unhashable type: 'list'".
+    for bad in ([0], {"name": 1}, 3):
+        try:
+            parse_objects([_cq("a", bad)], "cq.yaml")
+        except InputError as exc:
+            assert exc.problems[0].path == "spec.cohort"
+            assert "expected a name" in exc.problems[0].message
+        else:
+            raise AssertionError(f"cohort {bad!r} was accepted")
+    parent = {
+        "apiVersion": "kueue.x-k8s.io/v1beta1",
+        "kind": "Cohort",
+        "metadata": {"name": "c"},
+        "spec": {"parentName": ["root"]},
+    }
+    try:
+        parse_objects([parent], "cohort.yaml")
+    except InputError as exc:
+        assert exc.problems[0].path == "spec.parentName"
+    else:
+        raise AssertionError("a list parent was accepted")

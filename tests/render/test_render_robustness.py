@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from gpuplane.errors import InputError
 from gpuplane.render import render_all
 from gpuplane.spec import parse_spec
-from mutation import EXAMPLE_DOCS, lookup, paths, replaced, value_like
+from tests.support.mutation import EXAMPLE_DOCS, lookup, paths, replaced, value_like
 
 SCALARS = st.one_of(
     st.booleans(),

@@ -11,7 +11,7 @@ from gpuplane.errors import InputError
 from gpuplane.sim import SimConfig, simulate, summarize
 from gpuplane.spec import parse_spec
 from gpuplane.traces import generate
-from mutation import EXAMPLE_DOCS, lookup, paths, replaced, value_like
+from tests.support.mutation import EXAMPLE_DOCS, lookup, paths, replaced, value_like
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from gpuplane.errors import InputError
 from gpuplane.spec import parse_spec
-from mutation import EXAMPLE_DOCS, paths, replaced
+from tests.support.mutation import EXAMPLE_DOCS, paths, replaced
 
 SCALARS = st.one_of(
     st.none(),

@@ -85,6 +85,18 @@ def _l(data: object) -> list[Any]:
     return list(data) if isinstance(data, list) else []
 
 
+def _name_ref(spec: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
+    """A reference to another object by name (cohort, parent): a string, or absent."""
+    for key in keys:
+        value = spec.get(key)
+        if value is None or value == "":
+            continue
+        if not isinstance(value, str):
+            raise _Bad(("spec", key), f"expected a name (string), got {type(value).__name__}")
+        return value
+    return None
+
+
 def _tolerations(items: object) -> tuple[Toleration, ...]:
     return tuple(
         Toleration(
@@ -162,7 +174,7 @@ def _cluster_queue(name: str, spec: Mapping[str, Any]) -> ClusterQueue:
     threshold = bwc.get("maxPriorityThreshold")
     return ClusterQueue(
         name=name,
-        cohort=spec.get("cohortName") or spec.get("cohort") or None,
+        cohort=_name_ref(spec, ("cohortName", "cohort")),
         resource_groups=_groups(spec, base),
         namespace_selector=_label_selector(spec.get("namespaceSelector")),
         queueing_strategy=str(spec.get("queueingStrategy") or "BestEffortFIFO"),
@@ -349,7 +361,7 @@ def _object(obj: Mapping[str, Any], source: str, ctx: _Ctx) -> None:
     elif kind == "ClusterQueue":
         out.objects.append(_cluster_queue(name, spec))
     elif kind == "Cohort":
-        parent = spec.get("parentName") or spec.get("parent") or None
+        parent = _name_ref(spec, ("parentName", "parent"))
         out.objects.append(Cohort(name, parent, _groups(spec, ("spec",)), _weight(spec, ("spec",))))
     elif kind == "LocalQueue":
         out.objects.append(

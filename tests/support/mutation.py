@@ -7,7 +7,7 @@ from typing import Any
 
 import yaml
 
-EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "examples").glob("*.yaml"))
+EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.yaml"))
 EXAMPLE_DOCS = [yaml.safe_load(p.read_text()) for p in EXAMPLES]
 
 
