@@ -7,10 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.audit.helpers import FIXTURES, RULE_FIXTURES
 from typer.testing import CliRunner
 
 from gpuplane.cli import app
+from tests.audit.helpers import FIXTURES, RULE_FIXTURES
 
 runner = CliRunner()
 FAIL = str(RULE_FIXTURES / "GPU001" / "fail.yaml")

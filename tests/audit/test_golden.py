@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from tests.audit.helpers import FIXTURES, audit_files, rule_ids
 
 GOLDEN = FIXTURES / "golden"

@@ -10,13 +10,13 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
-from tests.audit.helpers import FIXTURES
 from typer.testing import CliRunner
 
 from gpuplane.audit import AuditConfig, audit
 from gpuplane.audit.live import read_cluster
 from gpuplane.cli import app
 from gpuplane.errors import InputError
+from tests.audit.helpers import FIXTURES
 
 RECORDED = FIXTURES / "live"
 

@@ -9,9 +9,9 @@ import random
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tests.audit.helpers import RULE_FIXTURES
 
 from gpuplane.audit import AuditConfig, audit, read_text, rules, to_json, to_sarif
+from tests.audit.helpers import RULE_FIXTURES
 
 # Raise for a deeper local run, e.g. GPUPLANE_FUZZ_EXAMPLES=2000.
 EXAMPLES = int(os.environ.get("GPUPLANE_FUZZ_EXAMPLES", "150"))

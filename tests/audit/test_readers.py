@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.audit.helpers import RULE_FIXTURES, audit_yaml, rule_ids
 
 from gpuplane.audit import read_path, read_text
 from gpuplane.audit.readers import MAX_FILE_BYTES, chunks
 from gpuplane.errors import InputError
+from tests.audit.helpers import RULE_FIXTURES, audit_yaml, rule_ids
 
 
 def test_multi_document_text_yields_every_object() -> None:

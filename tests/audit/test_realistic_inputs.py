@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.audit.helpers import FIXTURES, audit_files, audit_yaml, rule_ids
-
 from gpuplane.audit import Finding
+from tests.audit.helpers import FIXTURES, audit_files, audit_yaml, rule_ids
 
 REALISTIC = FIXTURES / "realistic"
 

@@ -7,9 +7,9 @@ from importlib.resources import files
 
 import jsonschema
 import pytest
-from tests.audit.helpers import RULE_FIXTURES, audit_files
 
 from gpuplane.audit import rules, to_json, to_sarif, to_table
+from tests.audit.helpers import RULE_FIXTURES, audit_files
 
 REQUIRED = {"rule", "severity", "kind", "namespace", "name", "file", "line", "column", "message"}
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.audit.helpers import FIXTURES, RULE_FIXTURES, audit_files, rule_ids
 
 from gpuplane.audit import rules
+from tests.audit.helpers import FIXTURES, RULE_FIXTURES, audit_files, rule_ids
 
 RULE_IDS = [r.id for r in rules()]
 CASES = sorted(p for p in RULE_FIXTURES.glob("GPU*/*") if p.is_file())

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.audit.helpers import RULE_FIXTURES, audit_files, audit_yaml, rule_ids
 
 from gpuplane.audit import AuditConfig, load_config
 from gpuplane.audit.config import Selector
 from gpuplane.errors import InputError
+from tests.audit.helpers import RULE_FIXTURES, audit_files, audit_yaml, rule_ids
 
 GPU_POD = """apiVersion: v1
 kind: Pod
