@@ -1,0 +1,156 @@
+"""The suite's Kubernetes objects: its namespace set, the helper ConfigMap, the checkpoint PVC, the
+training workload (a Job, or a JobSet across nodes) and the NCCL MPIJob (step 3).
+
+Namespaces and LocalQueues come from `render.tenancy` and `render.kueue` for a copy of the team
+whose only namespace is the suite's, so the suite is admitted by the team's ClusterQueue through
+a LocalQueue named as render names it.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from typing import Any
+
+from gpuplane.acceptance.options import ResolvedSuite
+from gpuplane.acceptance.pods import (
+    CHECKPOINT_CLAIM,
+    HELPER_CONFIGMAP,
+    gpu_request,
+    pod_labels,
+    train_pod_template,
+)
+from gpuplane.acceptance.thresholds import nccl_config
+from gpuplane.render import kueue, tenancy
+from gpuplane.render.common import effective_taints, k8s_object, metadata, toleration_for
+from gpuplane.spec import derived
+from gpuplane.vocab import (
+    LABEL_ACCEPTANCE,
+    LABEL_ACCEPTANCE_STEP,
+    LABEL_POOL,
+    PRIORITY_CLASS_LABEL,
+    QUEUE_NAME_LABEL,
+)
+
+__all__ = ["TRAIN_NAME", "NCCL_NAME", "base_objects", "helper_source", "nccl_mpijob", "train_workload"]
+
+TRAIN_NAME = "train"
+NCCL_NAME = "nccl-allreduce"
+# Retries after the runner deletes a pod in step 5 (the deleted pod counts as one failure).
+BACKOFF_LIMIT = 3
+
+
+def helper_source() -> str:
+    """The in-pod helper's source text (what the ConfigMap carries)."""
+    return resources.files("gpuplane.acceptance").joinpath("helper.py").read_text(encoding="utf-8")
+
+
+def _suite_labels(suite: ResolvedSuite) -> dict[str, str]:
+    return {LABEL_ACCEPTANCE: suite.namespace, derived.LABEL_TEAM: suite.team.name}
+
+
+def base_objects(suite: ResolvedSuite) -> list[dict[str, Any]]:
+    """Namespace, LocalQueue, helper ConfigMap and checkpoint PVC, in apply order."""
+    team = suite.team.model_copy(update={"namespaces": [suite.namespace]})
+    ns = tenancy.namespace(suite.spec, team, suite.namespace)
+    ns["metadata"]["labels"] = dict(
+        sorted({**ns["metadata"]["labels"], LABEL_ACCEPTANCE: suite.namespace}.items())
+    )
+    queues = kueue.local_queues(team, suite.options.kueue_api)
+    for queue in queues:
+        queue["metadata"]["labels"] = dict(
+            sorted({**queue["metadata"]["labels"], **_suite_labels(suite)}.items())
+        )
+    config = k8s_object(
+        "v1",
+        "ConfigMap",
+        metadata(HELPER_CONFIGMAP, namespace=suite.namespace, labels=_suite_labels(suite)),
+        data={"helper.py": helper_source()},
+    )
+    access = "ReadWriteOnce" if suite.options.nodes == 1 else "ReadWriteMany"
+    pvc_spec: dict[str, Any] = {
+        "accessModes": [access],
+        "resources": {"requests": {"storage": suite.options.checkpoint_size}},
+    }
+    if suite.options.storage_class:
+        pvc_spec["storageClassName"] = suite.options.storage_class
+    pvc = k8s_object(
+        "v1",
+        "PersistentVolumeClaim",
+        metadata(CHECKPOINT_CLAIM, namespace=suite.namespace, labels=_suite_labels(suite)),
+        spec=pvc_spec,
+    )
+    return [ns, *queues, config, pvc]
+
+
+def _kueue_labels(suite: ResolvedSuite, step: str) -> dict[str, str]:
+    labels = {**_suite_labels(suite), QUEUE_NAME_LABEL: derived.local_queue_name(suite.team)}
+    labels[LABEL_ACCEPTANCE_STEP] = step
+    if suite.team.priority_class:
+        labels[PRIORITY_CLASS_LABEL] = suite.team.priority_class
+    return labels
+
+
+def _job_spec(suite: ResolvedSuite, pods: int) -> dict[str, Any]:
+    return {
+        "parallelism": pods,
+        "completions": pods,
+        "completionMode": "Indexed",
+        "backoffLimit": BACKOFF_LIMIT,
+        "suspend": True,
+        "template": train_pod_template(suite),
+    }
+
+
+def train_workload(suite: ResolvedSuite) -> dict[str, Any]:
+    """Step 1's queued training workload: a Job on one node, a JobSet across several."""
+    meta = metadata(TRAIN_NAME, namespace=suite.namespace, labels=_kueue_labels(suite, "train"))
+    if suite.options.nodes == 1:
+        return k8s_object("batch/v1", "Job", meta, spec=_job_spec(suite, 1))
+    job = _job_spec(suite, suite.options.nodes)
+    job.pop("suspend")
+    spec = {
+        "suspend": True,
+        "replicatedJobs": [{"name": "trainer", "replicas": 1, "template": {"spec": job}}],
+    }
+    return k8s_object("jobset.x-k8s.io/v1alpha2", "JobSet", meta, spec=spec)
+
+
+def _fill(args: list[str], values: dict[str, str]) -> list[str]:
+    return [a.format(**values) for a in args]
+
+
+def _nccl_pod(suite: ResolvedSuite, role: str, container: dict[str, Any]) -> dict[str, Any]:
+    spec: dict[str, Any] = {"nodeSelector": {LABEL_POOL: suite.pool.name}}
+    tolerations = [toleration_for(t) for t in effective_taints(suite.spec, suite.pool)]
+    if tolerations:
+        spec["tolerations"] = tolerations
+    spec["containers"] = [container]
+    return {"metadata": {"labels": pod_labels(suite, f"nccl-{role}")}, "spec": spec}
+
+
+def nccl_mpijob(suite: ResolvedSuite) -> dict[str, Any]:
+    """Step 3: all_reduce_perf over every GPU of every node, one MPI rank per GPU (mpi-operator v2beta1)."""
+    cfg = nccl_config()
+    gpus = gpu_request(suite)
+    ranks = str(gpus * suite.options.nodes)
+    values = {"ranks": ranks, "max_bytes": suite.nccl_max_bytes}
+    launcher_cmd = [*_fill(cfg["mpirun"], values), cfg["binary"], *_fill(cfg["flags"], values)]
+    launcher = {"name": "launcher", "image": suite.options.image, "command": launcher_cmd}
+    worker = {
+        "name": "worker",
+        "image": suite.options.image,
+        "command": list(cfg["worker_command"]),
+        "resources": {"limits": {suite.resource: gpus}, "requests": {suite.resource: gpus}},
+    }
+    spec = {
+        "slotsPerWorker": gpus,
+        "runPolicy": {"cleanPodPolicy": "Running", "backoffLimit": 0, "suspend": True},
+        "mpiImplementation": "OpenMPI",
+        "sshAuthMountPath": cfg["ssh_auth_mount_path"],
+        "mpiReplicaSpecs": {
+            "Launcher": {"replicas": 1, "template": _nccl_pod(suite, "launcher", launcher)},
+            "Worker": {"replicas": suite.options.nodes, "template": _nccl_pod(suite, "worker", worker)},
+        },
+    }
+    meta = metadata(NCCL_NAME, namespace=suite.namespace, labels=_kueue_labels(suite, "nccl"))
+    return k8s_object("kubeflow.org/v2beta1", "MPIJob", meta, spec=spec)
