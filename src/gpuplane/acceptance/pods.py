@@ -149,8 +149,8 @@ def _train_container(suite: ResolvedSuite, mounts: list[dict[str, Any]]) -> dict
 def train_pod_template(suite: ResolvedSuite) -> dict[str, Any]:
     """The pod template of the training workload (steps 1, 2, 4, 5)."""
     source_args, pvcs = _sources(suite)
-    helper = {"name": "helper", "mountPath": HELPER_MOUNT, "readOnly": True}
-    data = {"name": "data", "mountPath": DATA_MOUNT}
+    helper: dict[str, Any] = {"name": "helper", "mountPath": HELPER_MOUNT, "readOnly": True}
+    data: dict[str, Any] = {"name": "data", "mountPath": DATA_MOUNT}
     fetch_mounts = [helper, data] + [
         {"name": f"source-{p['claim']}", "mountPath": p["mount"], "readOnly": True} for p in pvcs
     ]

@@ -55,6 +55,7 @@ def _info(suite: ResolvedSuite, objects: dict[str, list[dict[str, Any]]]) -> dic
         "local_queue": derived.local_queue_name(suite.team),
         "cluster_queue": derived.cluster_queue_name(suite.team),
         "flavor": derived.flavor_name(suite.pool),
+        "kueue_api": opts.kueue_api,
         "nodes": opts.nodes,
         "resource": suite.resource,
         "gpus_per_pod": gpu_request(suite),

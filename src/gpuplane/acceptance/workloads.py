@@ -31,7 +31,7 @@ from gpuplane.vocab import (
     QUEUE_NAME_LABEL,
 )
 
-__all__ = ["TRAIN_NAME", "NCCL_NAME", "base_objects", "helper_source", "nccl_mpijob", "train_workload"]
+__all__ = ["NCCL_NAME", "TRAIN_NAME", "base_objects", "helper_source", "nccl_mpijob", "train_workload"]
 
 TRAIN_NAME = "train"
 NCCL_NAME = "nccl-allreduce"

@@ -88,7 +88,8 @@ app = typer.Typer(
     name="gpuplane",
     cls=GpuplaneGroup,
     help="Declare a GPU Kubernetes platform once: render its manifests, explain Kueue admission, "
-    "simulate workloads, audit manifests and account GPU time and cost.\n\n" + EXIT_CODES_HELP,
+    "simulate workloads, audit manifests, account GPU time and cost, and run the acceptance test of a pool.\n\n"
+    + EXIT_CODES_HELP,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -112,9 +113,9 @@ def _root(
 
 def _register_all() -> None:
     # Imported here so that each family registers its commands on the one app.
-    from gpuplane.cli import account, audit, explain, mig, render, simulate, spec
+    from gpuplane.cli import acceptance, account, audit, explain, mig, render, simulate, spec
 
-    for module in (spec, mig, render, explain, simulate, audit, account):
+    for module in (spec, mig, render, explain, simulate, audit, account, acceptance):
         module.register(app)
 
 

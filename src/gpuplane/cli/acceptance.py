@@ -1,0 +1,255 @@
+"""`gpuplane acceptance render|run|score`: the seven-step acceptance test of one pool."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from gpuplane.acceptance.bundle import MARKER, bundle_files, load_bundle, write_bundle
+from gpuplane.acceptance.nccl import METRICS
+from gpuplane.acceptance.observations import Observations, from_logs
+from gpuplane.acceptance.options import SuiteOptions
+from gpuplane.acceptance.results import Results
+from gpuplane.acceptance.score import score
+from gpuplane.acceptance.suite import SUITE_FILE, render_suite
+from gpuplane.errors import EXIT_FAILED, GpuplaneError, InputError, OutputError, UsageError
+from gpuplane.outputs import write_text_atomic, write_tree_atomic
+from gpuplane.render.kueue import KUEUE_APIS
+from gpuplane.spec import load_spec_with_warnings
+
+acceptance_app = typer.Typer(
+    help="The acceptance test of one pool: render the suite, run it (the one command that writes to a "
+    "cluster, and it asks first), score it. Exit 0 when every step passes, 1 when one fails.",
+    no_args_is_help=True,
+)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+out = Console(highlight=False, soft_wrap=True)
+
+
+def _command(text: str | None) -> tuple[str, ...]:
+    if text is None:
+        raise UsageError(
+            "give the production training command (step 4 runs it for the window)", option="--command"
+        )
+    try:
+        return tuple(shlex.split(text))
+    except ValueError as exc:
+        raise UsageError(f"cannot split {text!r}: {exc}", option="--command") from None
+
+
+@acceptance_app.command("render", no_args_is_help=True)
+def render_command(
+    spec_file: Annotated[Path, typer.Argument(metavar="SPEC", help="The platform spec (YAML).")],
+    pool: Annotated[str, typer.Option("--pool", help="The GPU pool to accept.")],
+    image: Annotated[str, typer.Option("--image", help="The production training image (pin a digest).")],
+    output: Annotated[
+        Path, typer.Option("-o", "--output", metavar="DIR", help="Directory to write the suite to.")
+    ],
+    command: Annotated[
+        str | None,
+        typer.Option("--command", help="The production training command, as one shell-quoted string."),
+    ] = None,
+    dataset: Annotated[
+        str | None, typer.Option(help="Dataset sample: https://, s3://BUCKET/KEY[/] or pvc://CLAIM/PATH.")
+    ] = None,
+    weights: Annotated[
+        str | None, typer.Option(help="Base model weights (same schemes as --dataset).")
+    ] = None,
+    nodes: Annotated[int, typer.Option(help="Nodes; above 1 adds the NCCL benchmark and a JobSet.")] = 1,
+    team: Annotated[
+        str | None, typer.Option(help="Team whose queue admits the suite (default: first with quota).")
+    ] = None,
+    resource: Annotated[
+        str | None, typer.Option(help="GPU resource on pools that offer several (MIG mixed).")
+    ] = None,
+    window: Annotated[float, typer.Option(help="Seconds the training command runs (step 4).")] = 600.0,
+    checkpoint_size: Annotated[str, typer.Option(help="Size of the checkpoint PVC.")] = "100Gi",
+    storage_class: Annotated[str | None, typer.Option(help="StorageClass of the checkpoint PVC.")] = None,
+    s3_secret: Annotated[
+        str | None, typer.Option(help="Secret with AWS_* variables for s3:// sources.")
+    ] = None,
+    fabric: Annotated[
+        str | None, typer.Option(help="Inter-node fabric (efa, infiniband, tcpxo, nvlink).")
+    ] = None,
+    nccl_min_busbw: Annotated[
+        float | None, typer.Option(help="Step 3 threshold in GB/s (replaces the data's).")
+    ] = None,
+    nccl_metric: Annotated[
+        str, typer.Option(help=f"Metric --nccl-min-busbw bounds: {', '.join(METRICS)}.")
+    ] = "busbw_at_max",
+    max_admission_wait: Annotated[float | None, typer.Option(help="Step 1 threshold in seconds.")] = None,
+    min_copy_mbps: Annotated[float | None, typer.Option(help="Step 2 threshold in MB/s.")] = None,
+    max_resume: Annotated[float | None, typer.Option(help="Step 5 threshold in seconds.")] = None,
+    api_price_per_unit: Annotated[
+        float | None, typer.Option(help="Model-API price of one unit (step 7).")
+    ] = None,
+    unit: Annotated[str, typer.Option(help="What one unit of progress is (for reports).")] = "steps",
+    progress_regex: Annotated[
+        str | None, typer.Option(help="Regex whose group 1 is the progress count.")
+    ] = None,
+    kueue_api: Annotated[
+        str, typer.Option(help="Kueue API version of the LocalQueue: v1beta2 or v1beta1.")
+    ] = "v1beta2",
+) -> None:
+    """Write the acceptance suite of one pool: namespace, LocalQueue, helper, PVC and workloads."""
+    if kueue_api not in KUEUE_APIS:
+        raise UsageError(f"expected one of {', '.join(KUEUE_APIS)}, got {kueue_api!r}", option="--kueue-api")
+    if nccl_metric not in METRICS:
+        raise UsageError(f"expected one of {', '.join(METRICS)}, got {nccl_metric!r}", option="--nccl-metric")
+    options = SuiteOptions(
+        pool=pool, image=image, command=_command(command), dataset=dataset, weights=weights, nodes=nodes,
+        team=team, resource=resource, window_s=window, checkpoint_size=checkpoint_size,
+        storage_class=storage_class, s3_secret=s3_secret, fabric=fabric, nccl_min_busbw=nccl_min_busbw,
+        nccl_metric=nccl_metric, max_admission_wait_s=max_admission_wait, min_copy_mb_per_s=min_copy_mbps,
+        max_resume_s=max_resume, api_price_per_unit=api_price_per_unit, unit=unit,
+        progress_regex=progress_regex, kueue_api=kueue_api,
+    )  # fmt: skip
+    spec, warnings = load_spec_with_warnings(spec_file)
+    for warning in warnings:
+        err.print(str(warning), markup=False)
+    suite = render_suite(spec, options)
+    if output.exists() and (
+        not output.is_dir() or (any(output.iterdir()) and not (output / SUITE_FILE).is_file())
+    ):
+        raise OutputError.at(str(output), "exists and is not an acceptance suite; refusing to replace it")
+    write_tree_atomic(output, suite.files)
+    out.print(
+        f"wrote the acceptance suite of pool {pool} to {output} ({len(suite.files)} files); see {output / 'README.md'}"
+    )
+    for note in suite.notes:
+        out.print(f"note: {note}", markup=False)
+
+
+def _summary(results: Results) -> None:
+    for step in results.steps:
+        out.print(f"step {step.number} {step.status:>7}  {step.name}", markup=False)
+    for line in results.failures():
+        err.print(line, markup=False)
+    out.print(f"verdict: {'pass' if results.passed else 'fail'}", markup=False)
+
+
+def _confirm(lines: list[str], yes: bool) -> None:
+    for line in lines:
+        err.print(line, markup=False)
+    if yes:
+        return
+    if not sys.stdin.isatty():
+        raise UsageError(
+            "not confirmed: stdin is not a terminal; pass --yes to run without asking", option="--yes"
+        )
+    if not typer.confirm("create these objects in the cluster?", err=True):
+        raise typer.Exit(EXIT_FAILED)
+
+
+def _prometheus(url: str | None, suite: dict[str, object], obs: Observations) -> None:
+    if url is None or obs.submitted is None:
+        return
+    from gpuplane.acceptance.series import check_series
+    from gpuplane.account.prom import PromClient
+
+    end = obs.finished or time.time()
+    try:
+        with PromClient(url) as client:
+            obs.series = check_series(client, dict(suite), obs.submitted, end)
+    except GpuplaneError as exc:
+        obs.prometheus_error = " ".join(exc.lines())
+
+
+@acceptance_app.command("run", no_args_is_help=True)
+def run_command(
+    directory: Annotated[Path, typer.Argument(metavar="DIR", help="A suite written by acceptance render.")],
+    kubeconfig: Annotated[str, typer.Option(help="Kubeconfig of the cluster.")],
+    output: Annotated[
+        Path, typer.Option("-o", "--output", metavar="BUNDLE", help="Directory for the evidence bundle.")
+    ],
+    context: Annotated[str | None, typer.Option(help="Kubeconfig context.")] = None,
+    yes: Annotated[bool, typer.Option("--yes", help="Do not ask before creating objects.")] = False,
+    prometheus: Annotated[
+        str | None, typer.Option(help="Prometheus URL for step 6's series and step 7's activity.")
+    ] = None,
+    timeout: Annotated[float, typer.Option(help="Seconds the whole run may take.")] = 7200.0,
+) -> None:
+    """Run the suite on the cluster (asks first), clean up, and write the evidence bundle."""
+    from gpuplane.acceptance.cluster import connect
+    from gpuplane.acceptance.runner import Runner, load_plan
+
+    plan = load_plan(directory)
+    if output.exists() and (
+        not output.is_dir() or (any(output.iterdir()) and not (output / MARKER).is_file())
+    ):
+        raise OutputError.at(
+            str(output), "exists and is not an acceptance evidence bundle; refusing to replace it"
+        )
+    cluster = connect(kubeconfig, context)
+    _confirm(
+        [
+            f"gpuplane acceptance run will, in cluster {cluster.name}:",
+            *(f"  {line}" for line in plan.describe()),
+        ],
+        yes,
+    )
+    runner = Runner(cluster, plan, clock=time.time, sleep=time.sleep, deadline_s=timeout)
+    try:
+        obs = runner.run()
+    finally:
+        cluster.close()
+    _prometheus(prometheus, plan.info, obs)
+    results = score(plan.info, obs)
+    write_bundle(output, bundle_files(results, obs, plan.manifests, runner.logs))
+    _summary(results)
+    out.print(f"evidence bundle: {output} (report {output / 'report.html'})")
+    if not results.passed:
+        raise typer.Exit(EXIT_FAILED)
+
+
+@acceptance_app.command("score", no_args_is_help=True)
+def score_command(
+    source: Annotated[
+        Path, typer.Argument(metavar="BUNDLE|LOGS", help="An evidence bundle, or saved pod logs.")
+    ],
+    suite_dir: Annotated[
+        Path | None, typer.Option("--suite", metavar="DIR", help="The suite (needed for LOGS).")
+    ] = None,
+    report: Annotated[Path | None, typer.Option(metavar="FILE", help="Write the HTML report here.")] = None,
+    output_format: Annotated[str, typer.Option("-o", "--output", help="table or json.")] = "table",
+) -> None:
+    """Score a run again offline, from its bundle or from saved logs and the suite."""
+    if output_format not in ("table", "json"):
+        raise UsageError(f"expected table or json, got {output_format!r}", option="--output")
+    if source.is_dir():
+        suite, obs = load_bundle(source)
+    else:
+        if suite_dir is None:
+            raise UsageError("scoring logs needs the suite they came from", option="--suite")
+        try:
+            obs = from_logs(source.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise InputError.single(str(source), f"cannot read: {exc.strerror}") from None
+        suite = {}
+    if suite_dir is not None:
+        from gpuplane.acceptance.runner import load_plan
+
+        suite = load_plan(suite_dir).info
+    results = score(suite, obs)
+    if report is not None:
+        from gpuplane.acceptance.report import report_page
+
+        write_text_atomic(report, report_page(results, obs, []).render())
+    if output_format == "json":
+        sys.stdout.write(json.dumps(results.as_dict(), indent=2, sort_keys=True) + "\n")
+    else:
+        _summary(results)
+    if not results.passed:
+        raise typer.Exit(EXIT_FAILED)
+
+
+def register(app: typer.Typer) -> None:
+    """Add `gpuplane acceptance` to the app."""
+    app.add_typer(acceptance_app, name="acceptance")
