@@ -12,6 +12,14 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[dev]'
 	touch $(STAMP)
 
+# moto's S3 server (the acceptance helper's S3 stand-in in tests) lives in its own venv: botocore pins
+# python-dateutil < 3 while the kubernetes client needs >= 3, so they cannot share one environment.
+MOTO := .venv-moto/.installed-stamp
+$(MOTO):
+	$(PYTHON) -m venv .venv-moto
+	.venv-moto/bin/pip install -q 'moto[server]>=5'
+	touch $(MOTO)
+
 demo: $(STAMP)
 	$(VENV)/bin/gpuplane simulate
 
@@ -19,7 +27,7 @@ demo: $(STAMP)
 system-deps:
 	bash scripts/system-deps.sh
 
-test: $(STAMP) system-deps
+test: $(STAMP) system-deps $(MOTO)
 	$(PY) -m pytest -q -n 2 --dist loadfile
 
 lint: $(STAMP)
@@ -31,4 +39,4 @@ bench: $(STAMP)
 	$(PY) benchmarks/run.py $(BENCH)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .venv-moto .pytest_cache .mypy_cache .ruff_cache

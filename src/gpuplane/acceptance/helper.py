@@ -93,8 +93,8 @@ def sigv4_headers(
         key = _hmac(key, part)
     signature = hmac.new(key, to_sign.encode(), hashlib.sha256).hexdigest()
     out["Authorization"] = (
-        f"AWS4-HMAC-SHA256 Credential={env['AWS_ACCESS_KEY_ID']}/{scope}, "
-        f"SignedHeaders={';'.join(names)}, Signature={signature}"
+        f"AWS4-HMAC-SHA256 Credential={env['AWS_ACCESS_KEY_ID']}/{scope},"
+        f"SignedHeaders={';'.join(names)},Signature={signature}"
     )
     return out
 
@@ -202,14 +202,14 @@ def fetch(args: argparse.Namespace) -> int:
             emit("copy_failed", what=what, source=_shown(url), error=f"{type(exc).__name__}: {exc}")
             failed += 1
             continue
-        seconds = max(time.monotonic() - started, 1e-6)
+        seconds = max(round(time.monotonic() - started, 6), 1e-6)
         emit(
             "copy",
             what=what,
             source=_shown(url),
             bytes=copied,
             files=files,
-            seconds=round(seconds, 3),
+            seconds=seconds,
             mb_per_s=round(copied / 1e6 / seconds, 3),
         )
     return 1 if failed else 0
