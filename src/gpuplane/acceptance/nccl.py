@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["METRICS", "Measure", "NcclRank", "NcclResult", "NcclRow", "parse_nccl"]
+__all__ = ["METRICS", "Measure", "NcclRank", "NcclResult", "NcclRow", "parse_nccl", "parse_size"]
 
 #: The bus-bandwidth metrics a threshold may name.
 METRICS = ("avg_busbw", "busbw_at_max", "peak_busbw")
@@ -36,6 +36,17 @@ _AVG = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*(?P<value>[-+0-9.eE]+|nan|inf)"
 _OOB = re.compile(r"^#\s*Out of bounds values\s*:\s*(?P<value>\d+)")
 _TIME_COLUMNS = ("time", "cputime")
 _WRONG_COLUMNS = ("#wrong", "error")
+
+
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+
+
+def parse_size(text: str) -> int:
+    """A size as nccl-tests' -b/-e take it: bytes with an optional K, M or G (powers of 1024)."""
+    match = re.fullmatch(r"(\d+)([KMG]?)", text.strip().upper())
+    if not match:
+        raise ValueError(f"not an nccl-tests size: {text!r}")
+    return int(match[1]) * _UNITS[match[2]]
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from gpuplane.acceptance.nccl import NcclResult, parse_nccl
+from gpuplane.acceptance.nccl import NcclResult, parse_nccl, parse_size
 from gpuplane.acceptance.observations import Observations
 from gpuplane.acceptance.results import Figure, Results, StepResult
 from gpuplane.acceptance.score_cost import score_cost
@@ -111,6 +111,13 @@ def _nccl_checks(ctx: Context, result: StepResult, parsed: NcclResult) -> None:
     if parsed.wrong or parsed.out_of_bounds:
         result.fail(
             f"all_reduce_perf found wrong results ({parsed.wrong:g} wrong elements, {parsed.out_of_bounds or 0} out of bounds)"
+        )
+    wanted = ctx.suite.get("nccl_max_bytes")
+    largest = parsed.max_size_bytes or 0
+    if wanted and largest < parse_size(str(wanted)):
+        result.fail(
+            f"all_reduce_perf stopped at {largest} bytes, below the {wanted} the threshold was measured at "
+            "(busbw grows with the message size, so smaller runs are not comparable)"
         )
     bench = _image_ids(ctx, ("nccl-launcher", "nccl-worker"))
     production = _image_ids(ctx, ("train",))

@@ -73,6 +73,7 @@ def _info(suite: ResolvedSuite, objects: dict[str, list[dict[str, Any]]]) -> dic
         "expected_node_labels": {
             k: v for k, v in derived.node_labels(suite.pool).items() if k.startswith(f"{GROUP}/")
         },
+        "nccl_max_bytes": suite.nccl_max_bytes if opts.nodes > 1 else None,
         "thresholds": {name: t.as_dict() for name, t in sorted(suite.thresholds.items())},
         "prices": price_info(suite.spec, suite.pool),
         "manifests": {path: [describe(o) for o in objs] for path, objs in objects.items()},
