@@ -74,7 +74,7 @@ def test_fetch_over_http_copies_and_reports_bytes_seconds_and_rate(
     )
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "data" / "dataset" / "sample.bin").read_bytes() == payload
-    copy = [e for e in _events(done.stdout) if e["event"] == "copy"][0]
+    copy = next(e for e in _events(done.stdout) if e["event"] == "copy")
     assert copy["bytes"] == len(payload) and copy["files"] == 1 and copy["what"] == "dataset"
     assert copy["mb_per_s"] == pytest.approx(len(payload) / 1e6 / copy["seconds"], rel=1e-3)
     assert "secret" not in done.stdout  # query strings (presigned tokens) are never printed
@@ -95,7 +95,7 @@ def test_fetch_from_a_mounted_volume_copies_the_tree(tmp_path: Path) -> None:
     (source / "shards" / "0.bin").write_bytes(b"x" * 1000)
     done = _helper("fetch", "--to", str(tmp_path / "data"), "--source", f"weights=file://{source}")
     assert done.returncode == 0, done.stderr
-    copy = [e for e in _events(done.stdout) if e["event"] == "copy"][0]
+    copy = next(e for e in _events(done.stdout) if e["event"] == "copy")
     assert (copy["bytes"], copy["files"]) == (1002, 2)
     assert (tmp_path / "data" / "weights" / "shards" / "0.bin").stat().st_size == 1000
 

@@ -78,7 +78,9 @@ def _run(suite_dir: Path, kubeconfig: Path, clock: FakeClock) -> tuple[Runner, o
         cluster.close()
 
 
-def test_run_makes_exactly_these_calls_and_leaves_nothing(suite_dir: Path, replay: tuple[ReplayState, Path]) -> None:
+def test_run_makes_exactly_these_calls_and_leaves_nothing(
+    suite_dir: Path, replay: tuple[ReplayState, Path]
+) -> None:
     state, kubeconfig = replay
     runner, _ = _run(suite_dir, kubeconfig, FakeClock(START))
     assert state.calls == [
@@ -118,7 +120,9 @@ def test_run_makes_exactly_these_calls_and_leaves_nothing(suite_dir: Path, repla
     assert [p.name for p in obs.pods if p.step == "train"] == [OLD, NEW, OTHER]
 
 
-def test_the_recorded_run_scores_with_the_hand_made_figures(suite_dir: Path, replay: tuple[ReplayState, Path]) -> None:
+def test_the_recorded_run_scores_with_the_hand_made_figures(
+    suite_dir: Path, replay: tuple[ReplayState, Path]
+) -> None:
     _, kubeconfig = replay
     runner, _ = _run(suite_dir, kubeconfig, FakeClock(START))
     results = score(load_plan(suite_dir).info, runner.obs)
@@ -137,11 +141,15 @@ def test_the_recorded_run_scores_with_the_hand_made_figures(suite_dir: Path, rep
     prices = load_plan(suite_dir).info["prices"]
     assert figures["cost_total"] == pytest.approx(prices["gpu_hourly"] * 3.4 + 3500 * (1010 / 3600) / 730)
     assert figures["cluster_cost_per_steps"] == pytest.approx(figures["cost_total"] / 400)
-    assert figures["rental_cost_per_steps"] == pytest.approx(prices["rental_gpu_hourly"] * (1500 * 8 / 3600) / 400)
+    assert figures["rental_cost_per_steps"] == pytest.approx(
+        prices["rental_gpu_hourly"] * (1500 * 8 / 3600) / 400
+    )
     assert "no --prometheus" in " ".join(results.failures())
 
 
-def test_ctrl_c_mid_run_still_deletes_the_namespace(suite_dir: Path, replay: tuple[ReplayState, Path]) -> None:
+def test_ctrl_c_mid_run_still_deletes_the_namespace(
+    suite_dir: Path, replay: tuple[ReplayState, Path]
+) -> None:
     state, kubeconfig = replay
     with pytest.raises(KeyboardInterrupt):
         _run(suite_dir, kubeconfig, FakeClock(START, interrupt_at=1))
@@ -151,7 +159,9 @@ def test_ctrl_c_mid_run_still_deletes_the_namespace(suite_dir: Path, replay: tup
     assert state.leftovers() == []
 
 
-def test_a_namespace_that_is_already_there_is_never_touched(suite_dir: Path, replay: tuple[ReplayState, Path]) -> None:
+def test_a_namespace_that_is_already_there_is_never_touched(
+    suite_dir: Path, replay: tuple[ReplayState, Path]
+) -> None:
     state, kubeconfig = replay
     state.objects[("Namespace", "", NS)] = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}}
     from gpuplane.acceptance.cluster import NamespaceExists

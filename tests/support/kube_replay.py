@@ -73,7 +73,9 @@ class ReplayState:
             pod["status"].pop("initContainerStatuses", None)
         elif phase in ("Succeeded", "Failed"):
             for c in pod["status"].get("containerStatuses", []):
-                c["state"] = {"terminated": {"exitCode": 0 if phase == "Succeeded" else 137, "reason": "Completed"}}
+                c["state"] = {
+                    "terminated": {"exitCode": 0 if phase == "Succeeded" else 137, "reason": "Completed"}
+                }
                 c["ready"] = False
         self.version += 1
         pod["metadata"]["resourceVersion"] = str(self.version)
@@ -117,7 +119,9 @@ class _Handler(BaseHTTPRequestHandler):
             name = body["metadata"]["name"]
             if kind == "Namespace" and ("Namespace", "", name) in st.objects:
                 msg = f'namespaces "{name}" already exists'
-                return self._send(409, status(409, "AlreadyExists", msg, {"name": name, "kind": "namespaces"}))
+                return self._send(
+                    409, status(409, "AlreadyExists", msg, {"name": name, "kind": "namespaces"})
+                )
             if ns and (("Namespace", "", ns) not in st.objects or ns in st.terminating):
                 return self._send(404, status(404, "NotFound", f'namespaces "{ns}" not found'))
             st.version += 1
