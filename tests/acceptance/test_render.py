@@ -179,3 +179,10 @@ def test_cli_render_writes_the_suite_and_bad_options_are_usage_errors(tmp_path: 
     refused = CliRunner().invoke(app, [*args[:-1], str(foreign), "--command", "x"])
     assert refused.exit_code == 2 and "refusing to replace it" in refused.output
     assert (foreign / "notes.txt").read_text() == "keep"
+
+
+@pytest.mark.parametrize("command", ["render", "run", "score"])
+def test_help_of_every_acceptance_command(command: str) -> None:
+    result = CliRunner().invoke(app, ["acceptance", command, "--help"])
+    assert result.exit_code == 0, result.output
+    assert "Usage: gpuplane acceptance " + command in result.output

@@ -214,3 +214,17 @@ def test_bundle_never_replaces_a_directory_it_did_not_write(tmp_path: Path) -> N
     with pytest.raises(OutputError, match="not an acceptance evidence bundle"):
         write_bundle(target, {"bundle.json": "{}"})
     assert (target / "cat.jpg").read_bytes() == b"\xff\xd8"
+
+
+def test_an_unreachable_cluster_is_an_upstream_error(suite_dir: Path, tmp_path: Path) -> None:
+    config = tmp_path / "unreachable"
+    config.write_text(
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: x\n  cluster: {server: 'http://127.0.0.1:9'}\n"
+        "users:\n- name: u\n  user: {token: t}\ncontexts:\n- name: x\n  context: {cluster: x, user: u}\ncurrent-context: x\n"
+    )
+    bundle = tmp_path / "evidence"
+    args = ["acceptance", "run", str(suite_dir), "--kubeconfig", str(config), "--yes", "-o", str(bundle)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 3, result.output
+    assert "error: Kubernetes API http://127.0.0.1:9: cannot reach the API server" in result.output
+    assert not bundle.exists()

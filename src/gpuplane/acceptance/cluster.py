@@ -7,15 +7,20 @@ deletes one pod (step 5) and deletes the suite's namespace. Everything else it d
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import functools
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from gpuplane.errors import InputError, UpstreamError
+from gpuplane.vocab import KUEUE_GROUP
 
 __all__ = ["Cluster", "NamespaceExists", "connect", "parse_time"]
 
 # Kinds the suite creates from CRDs: kind -> plural (the CRDs' spec.names.plural).
+P = ParamSpec("P")
+R = TypeVar("R")
 CRD_PLURALS = {"LocalQueue": "localqueues", "JobSet": "jobsets", "MPIJob": "mpijobs"}
 
 
@@ -30,8 +35,32 @@ def parse_time(text: str | None) -> float | None:
     return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
 
 
+@contextmanager
+def _transport(cluster_name: str) -> Iterator[None]:
+    """Connection failures (refused, DNS, TLS, timeouts) become UpstreamError, exit 3."""
+    from urllib3.exceptions import HTTPError
+
+    try:
+        yield
+    except (HTTPError, OSError) as exc:
+        raise UpstreamError(
+            f"Kubernetes API {cluster_name}", f"cannot reach the API server ({type(exc).__name__})"
+        ) from None
+
+
+def _reaching(method: Callable[P, R]) -> Callable[P, R]:
+    """Run an API call under `_transport` (the cluster's name comes from `self`)."""
+
+    @functools.wraps(method)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        with _transport(getattr(args[0], "name", "?")):
+            return method(*args, **kwargs)
+
+    return wrapper
+
+
 class Cluster:
-    """One cluster, reached through a kubeconfig context."""
+    """One cluster, reached through a kubeconfig context. Every method is one API call (or a watch)."""
 
     def __init__(self, api_client: Any, name: str) -> None:
         from kubernetes import client
@@ -56,6 +85,7 @@ class Cluster:
         out: dict[str, Any] = self.api_client.sanitize_for_serialization(value)
         return out
 
+    @_reaching
     def create(self, obj: dict[str, Any]) -> dict[str, Any]:
         """Create one object; returns it as the API server stored it."""
         from kubernetes.client.exceptions import ApiException
@@ -89,14 +119,21 @@ class Cluster:
         from kubernetes import watch
         from kubernetes.client.exceptions import ApiException
 
+        with _transport(self.name):
+            yield from self._watch(watch, ApiException, namespace, selector, timeout_s)
+
+    def _watch(
+        self, watch: Any, api_exception: Any, namespace: str, selector: str, timeout_s: int
+    ) -> Iterator[dict[str, Any]]:
         try:
-            for event in watch.Watch().stream(  # type: ignore[no-untyped-call]
+            for event in watch.Watch().stream(
                 self.core.list_namespaced_pod, namespace, label_selector=selector, timeout_seconds=timeout_s
             ):
                 yield {"type": event["type"], "object": event["raw_object"]}
-        except ApiException as exc:
+        except api_exception as exc:
             raise self._error(exc, f"cannot watch pods in {namespace}") from None
 
+    @_reaching
     def pod_log(self, namespace: str, pod: str, container: str) -> str:
         """A container's log ('' when it has none yet)."""
         from kubernetes.client.exceptions import ApiException
@@ -109,6 +146,7 @@ class Cluster:
             raise self._error(exc, f"cannot read the log of {pod}/{container}") from None
         return text
 
+    @_reaching
     def delete_pod(self, namespace: str, pod: str) -> None:
         """Delete one pod (step 5)."""
         from kubernetes.client.exceptions import ApiException
@@ -118,6 +156,7 @@ class Cluster:
         except ApiException as exc:
             raise self._error(exc, f"cannot delete pod {pod}") from None
 
+    @_reaching
     def node_labels(self, node: str) -> dict[str, str]:
         """A node's labels ({} when it cannot be read)."""
         from kubernetes.client.exceptions import ApiException
@@ -129,17 +168,19 @@ class Cluster:
         labels: dict[str, str] = data.get("metadata", {}).get("labels", {}) or {}
         return labels
 
+    @_reaching
     def workloads(self, namespace: str, api: str) -> list[dict[str, Any]]:
         """Kueue Workloads in the namespace."""
         from kubernetes.client.exceptions import ApiException
 
         try:
-            data = self.custom.list_namespaced_custom_object("kueue.x-k8s.io", api, namespace, "workloads")
+            data = self.custom.list_namespaced_custom_object(KUEUE_GROUP, api, namespace, "workloads")
         except ApiException as exc:
             raise self._error(exc, f"cannot list Kueue Workloads in {namespace}") from None
         items: list[dict[str, Any]] = data.get("items", [])
         return items
 
+    @_reaching
     def delete_namespace(self, namespace: str) -> bool:
         """Delete the suite's namespace and everything in it; False when it was already gone."""
         from kubernetes.client.exceptions import ApiException
@@ -152,6 +193,7 @@ class Cluster:
             raise self._error(exc, f"cannot delete namespace {namespace}") from None
         return True
 
+    @_reaching
     def namespace_exists(self, namespace: str) -> bool:
         """Whether the namespace is still there (deletion takes a while)."""
         from kubernetes.client.exceptions import ApiException

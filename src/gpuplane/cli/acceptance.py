@@ -57,7 +57,10 @@ def render_command(
         typer.Option("--command", help="The production training command, as one shell-quoted string."),
     ] = None,
     dataset: Annotated[
-        str | None, typer.Option(help="Dataset sample: https://, s3://BUCKET/KEY[/] or pvc://CLAIM/PATH.")
+        str | None,
+        typer.Option(
+            help="Dataset sample: https://..., s3://BUCKET/KEY (a KEY ending in / is a prefix) or pvc://CLAIM/PATH."
+        ),
     ] = None,
     weights: Annotated[
         str | None, typer.Option(help="Base model weights (same schemes as --dataset).")
