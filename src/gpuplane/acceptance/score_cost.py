@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpuplane.acceptance.costing import cluster_cost
+from gpuplane.acceptance.costing import api_per_unit, cluster_cost, rental_per_unit
 from gpuplane.acceptance.observations import Observations
 from gpuplane.acceptance.results import Figure, StepResult
 
@@ -88,16 +88,30 @@ def score_cost(suite: dict[str, Any], obs: Observations) -> StepResult:
         Figure("cost_total", cost.breakdown.total, currency),
         Figure(f"cluster_cost_per_{unit}", per_unit, currency),
     ]
-    kept_h = (allocated_s - lost_s) / 3600
-    baselines = {"rental": kept_h * float(prices["rental_gpu_hourly"]) / units}
+    pods, gpus = int(suite.get("nodes", 1)), int(suite.get("gpus_per_pod", 1))
+    # the rental holds the same pods for the time the kept work took, without the deletion's loss
+    rented_s = (allocated_s - lost_s) / (pods * gpus)
+    baselines: dict[str, float] = {}
+    rental = rental_per_unit(prices, pods, gpus, rented_s, units)
+    if rental is not None:
+        baselines["rental"] = rental
+    else:
+        result.messages.append(
+            "no on-demand VM of the accelerator is priced in the catalog: no rental baseline"
+        )
     if suite.get("api_price_per_unit") is not None:
-        baselines["api"] = float(suite["api_price_per_unit"])
+        api = api_per_unit(float(suite["api_price_per_unit"]), units, currency)
+        if api is not None:
+            baselines["api"] = api
     for name, value in baselines.items():
         result.figures.append(Figure(f"{name}_cost_per_{unit}", value, currency))
+    if not baselines:
+        result.fail("there is no baseline to compare with (no rental price and no --api-price-per-unit)")
+        return result
     best = min(baselines, key=lambda name: baselines[name])
     if per_unit > baselines[best]:
         result.fail(
             f"the cluster cost {per_unit:.4g} {currency} per {unit}, more than the {best} baseline's "
-            f"{baselines[best]:.4g} {currency} ({prices.get('source')}; rental {prices.get('rental_source')})"
+            f"{baselines[best]:.4g} {currency} (cluster price: {prices.get('source')})"
         )
     return result

@@ -75,7 +75,7 @@ def _info(suite: ResolvedSuite, objects: dict[str, list[dict[str, Any]]]) -> dic
         },
         "nccl_max_bytes": suite.nccl_max_bytes if opts.nodes > 1 else None,
         "thresholds": {name: t.as_dict() for name, t in sorted(suite.thresholds.items())},
-        "prices": price_info(suite.spec, suite.pool),
+        "prices": price_info(suite.spec, suite.pool, gpu_request(suite)),
         "manifests": {path: [describe(o) for o in objs] for path, objs in objects.items()},
         "notes": list(suite.notes),
     }
