@@ -26,6 +26,7 @@ CRDS = {
     "LocalQueue": "kueue/kueue.x-k8s.io_localqueues.yaml",
     "JobSet": "jobset/jobset.x-k8s.io_jobsets.yaml",
     "MPIJob": "mpi-operator/kubeflow.org_mpijobs.yaml",
+    "PyTorchJob": "kubeflow-training-operator-v1/kubeflow.org_pytorchjobs.yaml",
 }
 MULTI_NODE = [
     (e, p)
@@ -87,6 +88,20 @@ def test_multi_node_suite_objects_validate(example: Path, pool: str, shared_dir:
     assert "all_reduce_perf" in launcher["command"] and launcher["image"] == IMAGE
 
 
+@pytest.mark.parametrize(("example", "pool"), MULTI_NODE, ids=[f"{e.stem}-{p}" for e, p in MULTI_NODE])
+def test_multi_node_suite_as_a_pytorchjob_validates(example: Path, pool: str, shared_dir: Path) -> None:
+    spec, suite = suite_for(example, pool, nodes=3, nccl_min_busbw=100.0, multi_node_kind="pytorchjob")
+    objects = _objects(suite.files)
+    job = objects[-1]
+    assert job["kind"] == "PyTorchJob"
+    _validate(job, f"{spec.cluster.kubernetes_version}.0", shared_dir)
+    replicas = job["spec"]["pytorchReplicaSpecs"]
+    assert (replicas["Master"]["replicas"], replicas["Worker"]["replicas"]) == (1, 2)
+    container = replicas["Worker"]["template"]["spec"]["containers"][0]
+    assert container["name"] == "pytorch" and "/checkpoints/rank-$(RANK)" in container["command"]
+    assert suite.info["train_container"] == "pytorch"
+
+
 def test_the_crd_check_rejects_a_field_the_crd_does_not_have(shared_dir: Path) -> None:
     _, suite = suite_for(EXAMPLES[0], "a100-spot", nodes=2, nccl_min_busbw=100.0)
     jobset = next(o for o in _objects(suite.files) if o["kind"] == "JobSet")
@@ -100,12 +115,15 @@ def _pod_specs(obj: dict[str, Any]) -> list[dict[str, Any]]:
         return [obj["spec"]["template"]["spec"]]
     if obj["kind"] == "JobSet":
         return [r["template"]["spec"]["template"]["spec"] for r in obj["spec"]["replicatedJobs"]]
+    if obj["kind"] == "PyTorchJob":
+        return [r["template"]["spec"] for r in obj["spec"]["pytorchReplicaSpecs"].values()]
     return [r["template"]["spec"] for r in obj["spec"]["mpiReplicaSpecs"].values()]
 
 
 @pytest.mark.parametrize(("example", "pool"), MULTI_NODE, ids=[f"{e.stem}-{p}" for e, p in MULTI_NODE])
-def test_suite_lands_on_the_pool_flavor_through_the_team_queue(example: Path, pool: str) -> None:
-    spec, suite = suite_for(example, pool, nodes=2, nccl_min_busbw=100.0)
+@pytest.mark.parametrize("kind", ["jobset", "pytorchjob"])
+def test_suite_lands_on_the_pool_flavor_through_the_team_queue(example: Path, pool: str, kind: str) -> None:
+    spec, suite = suite_for(example, pool, nodes=2, nccl_min_busbw=100.0, multi_node_kind=kind)
     rendered = [d for p in render_all(spec).objects.values() for d in p]
     flavor = next(o for o in rendered if o["kind"] == "ResourceFlavor" and o["metadata"]["name"] == pool)
     objects = _objects(suite.files)
@@ -121,7 +139,7 @@ def test_suite_lands_on_the_pool_flavor_through_the_team_queue(example: Path, po
     group = cq["spec"]["resourceGroups"][0]
     assert pool in [f["name"] for f in group["flavors"]]
     for obj in objects:
-        if obj["kind"] not in ("Job", "JobSet", "MPIJob"):
+        if obj["kind"] not in ("Job", "JobSet", "PyTorchJob", "MPIJob"):
             continue
         assert obj["metadata"]["labels"][QUEUE_NAME_LABEL] == queue["metadata"]["name"]
         for pod in _pod_specs(obj):

@@ -144,8 +144,14 @@ def test_the_recorded_run_scores_with_the_hand_made_figures(
     # renting (gpuplane.baselines): 2 pods on their own p5.48xlarge for the kept work, 1,500 x 8
     # GPU-s / 16 GPUs = 750 s, plus 600 s boot, per-second billing with a 60 s minimum (EC2)
     rental = prices["rental"]
-    assert (rental["offer"]["vm"], rental["boot_s"], rental["billing"]["minimum_s"]) == ("p5.48xlarge", 600.0, 60.0)
-    assert figures["rental_cost_per_steps"] == pytest.approx(2 * rental["offer"]["hourly"] * (1350 / 3600) / 400)
+    assert (rental["offer"]["vm"], rental["boot_s"], rental["billing"]["minimum_s"]) == (
+        "p5.48xlarge",
+        600.0,
+        60.0,
+    )
+    assert figures["rental_cost_per_steps"] == pytest.approx(
+        2 * rental["offer"]["hourly"] * (1350 / 3600) / 400
+    )
     assert figures["api_cost_per_steps"] == 0.5
     assert "no --prometheus" in " ".join(results.failures())
 

@@ -202,3 +202,21 @@ def test_score_logs_offline_through_the_cli(tmp_path: Path) -> None:
     assert (tmp_path / "r.html").read_text().startswith("<!DOCTYPE html>")
     missing = CliRunner().invoke(app, ["acceptance", "score", str(logs)])
     assert missing.exit_code == 2 and "--suite: scoring logs needs the suite" in missing.output
+
+
+def test_a_pod_recreated_under_its_own_name_counts_as_two_windows(suite: dict[str, Any]) -> None:
+    # PyTorchJob's operator recreates train-master-0 under the same name: the helper's run ids
+    # (not the pod names) tell the deleted window from the restored one.
+    obs = passing()
+    for event in obs.events:
+        if event["pod"] == "c":
+            event.update(pod="a", run="second")
+        elif event["pod"] == "a":
+            event["run"] = "first"
+    obs.events.append(_ev("checkpoint", 900, "a", run="second", bytes=10, units=120))
+    obs.deleted_run = "first"
+    results = score(suite, obs)
+    figures = {f.name: f.value for s in results.steps for f in s.figures}
+    assert figures["checkpoints_before_deletion"] == 1
+    assert figures["gpu_hours"] == pytest.approx(1530 * 8 / 3600)
+    assert figures["gpu_hours_lost"] == pytest.approx(30 * 8 / 3600)

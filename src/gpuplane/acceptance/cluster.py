@@ -21,7 +21,12 @@ __all__ = ["Cluster", "NamespaceExists", "connect", "parse_time"]
 # Kinds the suite creates from CRDs: kind -> plural (the CRDs' spec.names.plural).
 P = ParamSpec("P")
 R = TypeVar("R")
-CRD_PLURALS = {"LocalQueue": "localqueues", "JobSet": "jobsets", "MPIJob": "mpijobs"}
+CRD_PLURALS = {
+    "LocalQueue": "localqueues",
+    "JobSet": "jobsets",
+    "MPIJob": "mpijobs",
+    "PyTorchJob": "pytorchjobs",
+}
 
 
 class NamespaceExists(InputError):

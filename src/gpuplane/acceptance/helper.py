@@ -31,6 +31,7 @@ import threading
 import time
 import urllib.parse
 import urllib.request
+import uuid
 import xml.etree.ElementTree as ET
 from typing import IO, Any
 
@@ -39,11 +40,20 @@ DEFAULT_PROGRESS = r"(?i)\bstep[\s=:#]+(\d+)"
 CHUNK = 1 << 20
 EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
 _lock = threading.Lock()
+# Tells this process's lines apart from another's in the same pod name (an operator may recreate a
+# deleted pod under its own name, e.g. PyTorchJob's train-master-0).
+RUN_ID = uuid.uuid4().hex[:12]
 
 
 def emit(event: str, **fields: Any) -> None:
     """Print one measurement as a JSON line (the runner and `acceptance score` read these)."""
-    record = {"gpuplane": PROTOCOL, "event": event, "ts": round(time.time(), 3), "pod": socket.gethostname()}
+    record = {
+        "gpuplane": PROTOCOL,
+        "event": event,
+        "ts": round(time.time(), 3),
+        "pod": socket.gethostname(),
+        "run": RUN_ID,
+    }
     record.update(fields)
     with _lock:
         sys.stdout.write(json.dumps(record, sort_keys=True) + "\n")

@@ -13,7 +13,7 @@ from typing import Any
 
 from gpuplane.acceptance.helper import PROTOCOL
 
-__all__ = ["Observations", "PodRecord", "SeriesCheck", "from_logs", "helper_events"]
+__all__ = ["Observations", "PodRecord", "SeriesCheck", "from_logs", "helper_events", "run_of"]
 
 
 @dataclass
@@ -50,6 +50,7 @@ class Observations:
     finished: float | None = None
     deleted_at: float | None = None
     deleted_pod: str | None = None
+    deleted_run: str | None = None  # the helper run id of the deleted pod's training window
     events: list[dict[str, Any]] = field(default_factory=list)
     nccl_log: str | None = None
     pods: list[PodRecord] = field(default_factory=list)
@@ -69,6 +70,11 @@ class Observations:
         raw_series = data.pop("series", None)
         series = None if raw_series is None else [SeriesCheck(**s) for s in raw_series]
         return cls(pods=pods, series=series, **data)
+
+
+def run_of(event: dict[str, Any]) -> str:
+    """Which helper process wrote an event: its run id, or the pod name for lines without one."""
+    return str(event.get("run") or event.get("pod", ""))
 
 
 def helper_events(text: str) -> list[dict[str, Any]]:

@@ -17,7 +17,7 @@ from gpuplane.spec.models import NodePool, PlatformSpec, Team
 __all__ = ["MULTI_NODE_KINDS", "ResolvedSuite", "SuiteOptions", "resolve"]
 
 #: Workload kinds step 1 can use when the suite spans several nodes.
-MULTI_NODE_KINDS = ("jobset",)
+MULTI_NODE_KINDS = ("jobset", "pytorchjob")
 SOURCE_SCHEMES = ("http", "https", "s3", "pvc")
 
 

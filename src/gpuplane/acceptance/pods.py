@@ -27,6 +27,8 @@ __all__ = [
     "gpu_request",
     "pod_labels",
     "python_guard",
+    "train_container",
+    "train_kind",
     "train_pod_template",
 ]
 
@@ -39,9 +41,22 @@ CHECKPOINT_CLAIM = "checkpoints"
 PVC_SOURCE_MOUNT = "/mnt/source"
 #: Exit status of a suite container whose image has no python3 (not a status python itself uses).
 NO_PYTHON_EXIT = 97
-# Indexed Jobs give every pod its index (batch/v1 Job, completionMode Indexed), so a restarted
-# pod finds its own rank's checkpoint.
-INDEX_ENV = "JOB_COMPLETION_INDEX"
+# Where a restarted pod finds its own rank: Indexed Jobs (Job, JobSet) set JOB_COMPLETION_INDEX;
+# the Training Operator sets RANK on PyTorchJob pods (kubeflow/training-operator
+# pkg/controller.v1/pytorch/envvar.go setPodEnv: master 0, worker index + 1) and requires the
+# container to be called "pytorch" (pytorchv1.DefaultContainerName).
+RANK_ENV = {"job": "JOB_COMPLETION_INDEX", "jobset": "JOB_COMPLETION_INDEX", "pytorchjob": "RANK"}
+CONTAINER = {"job": "train", "jobset": "train", "pytorchjob": "pytorch"}
+
+
+def train_kind(suite: ResolvedSuite) -> str:
+    """The workload kind step 1 uses: a Job on one node, else the chosen multi-node kind."""
+    return "job" if suite.options.nodes == 1 else suite.options.multi_node_kind
+
+
+def train_container(suite: ResolvedSuite) -> str:
+    """Name of the training container (the runner reads its log)."""
+    return CONTAINER[train_kind(suite)]
 
 
 def python_guard(step: str) -> str:
@@ -132,12 +147,12 @@ def _train_container(suite: ResolvedSuite, mounts: list[dict[str, Any]]) -> dict
         "--window",
         f"{suite.options.window_s:g}",
         "--checkpoint-dir",
-        f"{CHECKPOINT_MOUNT}/rank-$({INDEX_ENV})",
+        f"{CHECKPOINT_MOUNT}/rank-$({RANK_ENV[train_kind(suite)]})",
     ]
     if suite.options.progress_regex:
         run += ["--progress-regex", suite.options.progress_regex]
     return {
-        "name": "train",
+        "name": train_container(suite),
         "image": suite.options.image,
         "command": _guarded("train", [*run, "--", *suite.options.command]),
         "env": [{"name": "GPUPLANE_DATA_DIR", "value": DATA_MOUNT}],
@@ -146,7 +161,7 @@ def _train_container(suite: ResolvedSuite, mounts: list[dict[str, Any]]) -> dict
     }
 
 
-def train_pod_template(suite: ResolvedSuite) -> dict[str, Any]:
+def train_pod_template(suite: ResolvedSuite, restart_policy: str = "Never") -> dict[str, Any]:
     """The pod template of the training workload (steps 1, 2, 4, 5)."""
     source_args, pvcs = _sources(suite)
     helper: dict[str, Any] = {"name": "helper", "mountPath": HELPER_MOUNT, "readOnly": True}
@@ -165,7 +180,7 @@ def train_pod_template(suite: ResolvedSuite) -> dict[str, Any]:
         for p in pvcs
     ]
     spec: dict[str, Any] = {
-        "restartPolicy": "Never",
+        "restartPolicy": restart_policy,
         "nodeSelector": {LABEL_POOL: suite.pool.name},
     }
     tolerations = [toleration_for(t) for t in effective_taints(suite.spec, suite.pool)]

@@ -21,7 +21,7 @@ from typing import Any
 import yaml
 
 from gpuplane.acceptance.cluster import Cluster, parse_time
-from gpuplane.acceptance.observations import Observations, PodRecord, helper_events
+from gpuplane.acceptance.observations import Observations, PodRecord, helper_events, run_of
 from gpuplane.acceptance.suite import SUITE_FILE
 from gpuplane.errors import InputError, UpstreamError
 from gpuplane.vocab import LABEL_ACCEPTANCE, LABEL_ACCEPTANCE_STEP
@@ -125,12 +125,19 @@ class Runner:
         self.logs: dict[str, str] = {}
         self.pods: dict[str, dict[str, Any]] = {}
         self.created_namespace = False
+        self.deleted_uid: str | None = None
+
+    @property
+    def _container(self) -> str:
+        return str(self.plan.info.get("train_container", "train"))
 
     # -- the sequence ----------------------------------------------------------------------
     def run(self) -> Observations:
         """Run the suite; the namespace is cleaned up however this ends."""
         try:
-            self._create([o for o in self.plan.objects if o["kind"] not in ("Job", "JobSet", "MPIJob")])
+            self._create(
+                [o for o in self.plan.objects if o["kind"] not in ("Job", "JobSet", "PyTorchJob", "MPIJob")]
+            )
             if self.plan.info["workloads"].get("nccl"):
                 self._nccl()
             self._train()
@@ -174,18 +181,18 @@ class Runner:
         )
 
     def _train(self) -> None:
-        created = self._workload("Job|JobSet")
+        created = self._workload("Job|JobSet|PyTorchJob")
         self.obs.submitted = parse_time(created.get("metadata", {}).get("creationTimestamp"))
         nodes = int(self.plan.info["nodes"])
         pods = self._wait(f"{LABEL_ACCEPTANCE_STEP}=train", lambda ps: self._train_step(ps, nodes))
-        for name, pod in sorted(pods.items()):
-            if name != self.obs.deleted_pod:
+        for _, pod in sorted(pods.items()):
+            if pod["metadata"].get("uid") != self.deleted_uid:
                 self._finish(pod)
         self.obs.finished = self.clock()
 
     def _train_step(self, pods: dict[str, dict[str, Any]], nodes: int) -> bool:
         """One look at the training pods: delete one after its checkpoint; True when all are done."""
-        live = {n: p for n, p in pods.items() if n != self.obs.deleted_pod}
+        live = {n: p for n, p in pods.items() if p["metadata"].get("uid") != self.deleted_uid}
         running = sorted(n for n, p in live.items() if _phase(p) == "Running")
         if running and self.obs.running is None:
             self.obs.running = min(
@@ -193,11 +200,16 @@ class Runner:
             )
         if self.obs.deleted_pod is None and running:
             victim = running[0]
-            text = self.cluster.pod_log(self.plan.namespace, victim, "train")
-            if any(e.get("event") == "checkpoint" for e in helper_events(text)):
+            text = self.cluster.pod_log(self.plan.namespace, victim, self._container)
+            events = helper_events(text)
+            if any(e.get("event") == "checkpoint" for e in events):
                 self._record(live[victim], "train", text, deleted=True)
                 self.cluster.delete_pod(self.plan.namespace, victim)
                 self.obs.deleted_pod, self.obs.deleted_at = victim, self.clock()
+                self.obs.deleted_run = next(
+                    (run_of(e) for e in events if e.get("event") == "window_start"), None
+                )
+                self.deleted_uid = live[victim]["metadata"].get("uid")
                 return False
         finished = [p for p in live.values() if _phase(p) in ("Succeeded", "Failed")]
         failed = [p for p in finished if _phase(p) == "Failed"]
@@ -254,7 +266,7 @@ class Runner:
     def _finish(self, pod: dict[str, Any]) -> None:
         name = _name(pod)
         text = self.cluster.pod_log(self.plan.namespace, name, "fetch") + self.cluster.pod_log(
-            self.plan.namespace, name, "train"
+            self.plan.namespace, name, self._container
         )
         self._record(pod, "train", text)
 

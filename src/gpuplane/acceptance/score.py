@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpuplane.acceptance.nccl import NcclResult, parse_nccl, parse_size
-from gpuplane.acceptance.observations import Observations
+from gpuplane.acceptance.observations import Observations, run_of
 from gpuplane.acceptance.results import Figure, Results, StepResult
 from gpuplane.acceptance.score_cost import score_cost
 from gpuplane.acceptance.thresholds import Threshold, threshold_from_dict
@@ -179,12 +179,18 @@ def step_train(ctx: Context) -> StepResult:
     return result
 
 
+def _of_deleted(obs: Observations, event: dict[str, Any]) -> bool:
+    if obs.deleted_run is not None:
+        return run_of(event) == obs.deleted_run
+    return event.get("pod") == obs.deleted_pod
+
+
 def step_restore(ctx: Context) -> StepResult:
     """Step 5: a checkpoint was written, the pod was deleted, the new pod resumed from it in time."""
     result = StepResult(5)
     obs = ctx.obs
     deleted = obs.deleted_pod
-    before = [e for e in ctx.events("checkpoint") if deleted is None or e.get("pod") == deleted]
+    before = [e for e in ctx.events("checkpoint") if deleted is None or _of_deleted(obs, e)]
     result.figures.append(Figure("checkpoints_before_deletion", float(len(before))))
     if not before:
         result.fail("no checkpoint was written before the pod deletion")

@@ -1,7 +1,8 @@
 """Step 7 scoring: the window's cost per accepted unit on the cluster vs the rental and API baselines.
 
-GPU time is counted from the helper's own lines: each training pod from its `window_start` to
-its `window_end` (the deleted pod to the deletion), times the GPUs it held. The deleted pod's
+GPU time is counted from the helper's own lines: each training window (one helper run: its run id,
+so a pod recreated under the same name counts apart) from its `window_start` to its
+`window_end` (the deleted pod's to the deletion), times the GPUs it held. The deleted pod's
 time after its last checkpoint is work lost to the deletion (`evicted_lost`). Accepted units are
 the progress the last window reached (it resumed from the checkpoint, so it counts all kept work).
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpuplane.acceptance.costing import api_per_unit, cluster_cost, rental_per_unit
-from gpuplane.acceptance.observations import Observations
+from gpuplane.acceptance.observations import Observations, run_of
 from gpuplane.acceptance.results import Figure, StepResult
 
 __all__ = ["gpu_seconds", "score_cost"]
@@ -19,28 +20,29 @@ __all__ = ["gpu_seconds", "score_cost"]
 ACTIVITY_FAMILY = "gpu_activity"
 
 
-def _by_pod(events: list[dict[str, Any]], kind: str) -> dict[str, list[dict[str, Any]]]:
+def _by_run(events: list[dict[str, Any]], kind: str) -> dict[str, list[dict[str, Any]]]:
     out: dict[str, list[dict[str, Any]]] = {}
     for event in events:
         if event.get("event") == kind:
-            out.setdefault(str(event.get("pod", "")), []).append(event)
+            out.setdefault(run_of(event), []).append(event)
     return out
 
 
 def gpu_seconds(obs: Observations, gpus_per_pod: int) -> tuple[float, float, float]:
     """(allocated GPU-seconds, GPU-seconds lost to the deletion, window span in seconds)."""
-    starts = _by_pod(obs.events, "window_start")
-    ends = _by_pod(obs.events, "window_end")
-    checkpoints = _by_pod(obs.events, "checkpoint")
+    starts = _by_run(obs.events, "window_start")
+    ends = _by_run(obs.events, "window_end")
+    checkpoints = _by_run(obs.events, "checkpoint")
+    deleted = obs.deleted_run or obs.deleted_pod
     allocated = lost = 0.0
     first = last = None
-    for pod, pod_starts in starts.items():
-        begin = min(float(e["ts"]) for e in pod_starts)
-        if pod in ends:
-            end = max(float(e["ts"]) for e in ends[pod])
-        elif pod == obs.deleted_pod and obs.deleted_at is not None:
+    for run, run_starts in starts.items():
+        begin = min(float(e["ts"]) for e in run_starts)
+        if run in ends:
+            end = max(float(e["ts"]) for e in ends[run])
+        elif run == deleted and obs.deleted_at is not None:
             end = obs.deleted_at
-            saved = max((float(e["ts"]) for e in checkpoints.get(pod, [])), default=begin)
+            saved = max((float(e["ts"]) for e in checkpoints.get(run, [])), default=begin)
             lost += max(end - saved, 0.0) * gpus_per_pod
         else:
             continue

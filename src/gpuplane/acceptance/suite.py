@@ -13,7 +13,7 @@ from typing import Any
 
 from gpuplane.acceptance.costing import price_info
 from gpuplane.acceptance.options import ResolvedSuite, SuiteOptions, resolve
-from gpuplane.acceptance.pods import gpu_request, pod_labels
+from gpuplane.acceptance.pods import gpu_request, pod_labels, train_container
 from gpuplane.acceptance.workloads import NCCL_NAME, TRAIN_NAME, base_objects, nccl_mpijob, train_workload
 from gpuplane.render.writer import describe, to_json, yaml_documents
 from gpuplane.spec import derived
@@ -66,6 +66,7 @@ def _info(suite: ResolvedSuite, objects: dict[str, list[dict[str, Any]]]) -> dic
         "unit": opts.unit,
         "api_price_per_unit": opts.api_price_per_unit,
         "workloads": {"train": TRAIN_NAME, "nccl": NCCL_NAME if opts.nodes > 1 else None},
+        "train_container": train_container(suite),
         "expected_pod_labels": {
             **pod_labels(suite, "train"),
             QUEUE_NAME_LABEL: derived.local_queue_name(suite.team),

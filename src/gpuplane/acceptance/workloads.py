@@ -106,6 +106,8 @@ def train_workload(suite: ResolvedSuite) -> dict[str, Any]:
     meta = metadata(TRAIN_NAME, namespace=suite.namespace, labels=_kueue_labels(suite, "train"))
     if suite.options.nodes == 1:
         return k8s_object("batch/v1", "Job", meta, spec=_job_spec(suite, 1))
+    if suite.options.multi_node_kind == "pytorchjob":
+        return _pytorchjob(suite, meta)
     job = _job_spec(suite, suite.options.nodes)
     job.pop("suspend")
     spec = {
@@ -113,6 +115,21 @@ def train_workload(suite: ResolvedSuite) -> dict[str, Any]:
         "replicatedJobs": [{"name": "trainer", "replicas": 1, "template": {"spec": job}}],
     }
     return k8s_object("jobset.x-k8s.io/v1alpha2", "JobSet", meta, spec=spec)
+
+
+def _pytorchjob(suite: ResolvedSuite, meta: dict[str, Any]) -> dict[str, Any]:
+    """A Kubeflow Training Operator PyTorchJob: one Master and N-1 Workers (RANK set per pod)."""
+    replicas = {"Master": 1, "Worker": suite.options.nodes - 1}
+    specs = {
+        role: {
+            "replicas": count,
+            "restartPolicy": "OnFailure",
+            "template": train_pod_template(suite, "OnFailure"),
+        }
+        for role, count in replicas.items()
+    }
+    spec = {"pytorchReplicaSpecs": specs, "runPolicy": {"suspend": True, "backoffLimit": BACKOFF_LIMIT}}
+    return k8s_object("kubeflow.org/v1", "PyTorchJob", meta, spec=spec)
 
 
 def _fill(args: list[str], values: dict[str, str]) -> list[str]:

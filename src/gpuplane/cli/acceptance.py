@@ -15,7 +15,7 @@ from rich.console import Console
 from gpuplane.acceptance.bundle import MARKER, bundle_files, load_bundle, write_bundle
 from gpuplane.acceptance.nccl import METRICS
 from gpuplane.acceptance.observations import Observations, from_logs
-from gpuplane.acceptance.options import SuiteOptions
+from gpuplane.acceptance.options import MULTI_NODE_KINDS, SuiteOptions
 from gpuplane.acceptance.results import Results
 from gpuplane.acceptance.score import score
 from gpuplane.acceptance.suite import SUITE_FILE, render_suite
@@ -100,6 +100,9 @@ def render_command(
     kueue_api: Annotated[
         str, typer.Option(help="Kueue API version of the LocalQueue: v1beta2 or v1beta1.")
     ] = "v1beta2",
+    multi_node_kind: Annotated[
+        str, typer.Option(help=f"Training workload across nodes: {', '.join(MULTI_NODE_KINDS)}.")
+    ] = "jobset",
 ) -> None:
     """Write the acceptance suite of one pool: namespace, LocalQueue, helper, PVC and workloads."""
     if kueue_api not in KUEUE_APIS:
@@ -112,7 +115,7 @@ def render_command(
         storage_class=storage_class, s3_secret=s3_secret, fabric=fabric, nccl_min_busbw=nccl_min_busbw,
         nccl_metric=nccl_metric, max_admission_wait_s=max_admission_wait, min_copy_mb_per_s=min_copy_mbps,
         max_resume_s=max_resume, api_price_per_unit=api_price_per_unit, unit=unit,
-        progress_regex=progress_regex, kueue_api=kueue_api,
+        progress_regex=progress_regex, kueue_api=kueue_api, multi_node_kind=multi_node_kind,
     )  # fmt: skip
     spec, warnings = load_spec_with_warnings(spec_file)
     for warning in warnings:
