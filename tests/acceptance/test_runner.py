@@ -237,3 +237,24 @@ def test_an_unreachable_cluster_is_an_upstream_error(suite_dir: Path, tmp_path: 
     assert result.exit_code == 3, result.output
     assert "error: Kubernetes API http://127.0.0.1:9: cannot reach the API server" in result.output
     assert not bundle.exists()
+
+
+def test_run_on_a_directory_that_is_not_a_suite_is_an_input_error(tmp_path: Path) -> None:
+    (tmp_path / "notes").mkdir()
+    result = CliRunner().invoke(
+        app,
+        [
+            "acceptance",
+            "run",
+            str(tmp_path / "notes"),
+            "--kubeconfig",
+            "k",
+            "--yes",
+            "-o",
+            str(tmp_path / "b"),
+        ],
+    )
+    assert result.exit_code == 2
+    assert (
+        "suite.json: cannot read (No such file or directory); is this an acceptance suite?" in result.output
+    )

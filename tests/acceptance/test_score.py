@@ -220,3 +220,18 @@ def test_a_pod_recreated_under_its_own_name_counts_as_two_windows(suite: dict[st
     assert figures["checkpoints_before_deletion"] == 1
     assert figures["gpu_hours"] == pytest.approx(1530 * 8 / 3600)
     assert figures["gpu_hours_lost"] == pytest.approx(30 * 8 / 3600)
+
+
+def test_malformed_helper_lines_are_ignored_not_fatal() -> None:
+    from gpuplane.acceptance.observations import helper_events
+
+    text = "\n".join(
+        [
+            '{"gpuplane": "acceptance/v1", "event": "copy", "ts": 1.0, "what": "dataset", "mb_per_s": "fast"}',
+            '{"gpuplane": "acceptance/v1", "event": "progress", "ts": true, "units": 3}',
+            '{"gpuplane": "acceptance/v1", "event": "progress", "ts": 2.0, "units": 4}',
+            '{"gpuplane": "acceptance/v1", "event": ',
+            "step 5 loss 0.2",
+        ]
+    )
+    assert [e["units"] for e in helper_events(text)] == [4]

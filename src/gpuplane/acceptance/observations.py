@@ -66,6 +66,7 @@ class Observations:
     def from_dict(cls, data: dict[str, Any]) -> Observations:
         """Read back `as_dict` output (unknown keys are an error: the file is ours)."""
         data = dict(data)
+        data["events"] = [e for e in data.get("events", []) if well_formed(e)]
         pods = [PodRecord(**p) for p in data.pop("pods", [])]
         raw_series = data.pop("series", None)
         series = None if raw_series is None else [SeriesCheck(**s) for s in raw_series]
@@ -77,8 +78,25 @@ def run_of(event: dict[str, Any]) -> str:
     return str(event.get("run") or event.get("pod", ""))
 
 
+#: Fields of helper lines that scoring reads as numbers.
+NUMERIC = ("ts", "bytes", "files", "seconds", "mb_per_s", "units", "window_s", "checkpoint_bytes")
+
+
+def well_formed(record: Any) -> bool:
+    """Whether a JSON value is a helper line scoring can read (numbers where numbers belong)."""
+    if (
+        not isinstance(record, dict)
+        or record.get("gpuplane") != PROTOCOL
+        or not isinstance(record.get("event"), str)
+    ):
+        return False
+    return all(
+        isinstance(record[k], int | float) and not isinstance(record[k], bool) for k in NUMERIC if k in record
+    )
+
+
 def helper_events(text: str) -> list[dict[str, Any]]:
-    """The helper's JSON lines in a log, in order (other lines are ignored)."""
+    """The helper's well-formed JSON lines in a log, in order (other lines are ignored)."""
     out: list[dict[str, Any]] = []
     for line in text.splitlines():
         start = line.find('{"')
@@ -88,7 +106,7 @@ def helper_events(text: str) -> list[dict[str, Any]]:
             record = json.loads(line[start:])
         except ValueError:
             continue
-        if isinstance(record, dict) and record.get("gpuplane") == PROTOCOL:
+        if well_formed(record):
             out.append(record)
     return out
 
