@@ -256,5 +256,6 @@ def test_run_on_a_directory_that_is_not_a_suite_is_an_input_error(tmp_path: Path
     )
     assert result.exit_code == 2
     assert (
-        "suite.json: cannot read (No such file or directory); is this an acceptance suite?" in result.output
+        "notes/suite.json: error: cannot read (No such file or directory); is this an acceptance suite?"
+        in result.output
     )
