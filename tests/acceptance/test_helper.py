@@ -227,8 +227,9 @@ def test_trainer_checkpoints_is_killed_and_resumes_from_its_checkpoint(tmp_path:
     saved = json.loads((ckpt / "checkpoint.json").read_text())["step"]
     assert saved >= 5 and saved % 5 == 0
 
-    second = _start_run(ckpt, 1.5, "--every", "5")
-    output, _ = second.communicate(timeout=60)
+    # the restarted trainer runs 20 more steps and ends by itself (no wall-clock window to race)
+    second = _start_run(ckpt, 300, "--every", "5", "--steps", str(saved + 20))
+    output, _ = second.communicate(timeout=300)
     assert second.returncode == 0, output
     after = _events(output)
     start = next(e for e in after if e["event"] == "window_start")
@@ -236,7 +237,8 @@ def test_trainer_checkpoints_is_killed_and_resumes_from_its_checkpoint(tmp_path:
     resumed = next(e for e in after if e["event"] == "resumed")
     assert resumed["units"] == saved + 1  # the first step after the restored checkpoint
     end = after[-1]
-    assert end["event"] == "window_end" and end["reason"] == "window" and end["units"] > saved
+    assert (end["event"], end["reason"], end["exit"], end["units"]) == ("window_end", "exited", 0, saved + 20)
+    assert len({e["run"] for e in before} | {e["run"] for e in after}) == 2  # two helper runs
 
 
 def test_a_command_that_ends_early_with_an_error_fails_the_window(tmp_path: Path) -> None:
@@ -267,3 +269,11 @@ def test_an_image_without_python3_says_so(tmp_path: Path) -> None:
     assert done.returncode == NO_PYTHON_EXIT
     assert _events(done.stdout) == [{"gpuplane": "acceptance/v1", "event": "no_python", "step": "train"}]
     assert "this image has no python3" in done.stderr
+
+
+def test_the_window_end_stops_the_command_and_without_progress_fails(tmp_path: Path) -> None:
+    command = [sys.executable, "-c", "import time; time.sleep(600)"]
+    done = _helper("run", "--window", "2", "--grace", "5", "--checkpoint-dir", str(tmp_path), "--", *command)
+    assert done.returncode == 1  # stopped at the window, but it never reported a step
+    end = _events(done.stdout)[-1]
+    assert (end["event"], end["reason"], end["exit"], end["units"]) == ("window_end", "window", -15, 0)
