@@ -87,6 +87,7 @@ def score_cost(suite: dict[str, Any], obs: Observations) -> StepResult:
         Figure("gpu_hours", allocated_s / 3600, "GPU-h"),
         Figure("gpu_hours_lost", lost_s / 3600, "GPU-h"),
         Figure("useful_gpu_hours", cost.hours.useful, "GPU-h"),
+        Figure("unmeasured_gpu_hours", cost.hours.unmeasured, "GPU-h"),
         Figure("cost_total", cost.breakdown.total, currency),
         Figure(f"cluster_cost_per_{unit}", per_unit, currency),
     ]
