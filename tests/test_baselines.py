@@ -196,3 +196,24 @@ def test_api_baseline_buys_accepted_units_of_priced_classes() -> None:
 def test_bad_api_price_is_a_usage_error(item: str) -> None:
     with pytest.raises(UsageError, match="CLASS=PRICE"):
         ApiPrices.parse([item])
+
+
+def test_an_unpriced_run_leaves_the_rental_per_unit_unknown() -> None:
+    requests = [RunRequest.single(1, 1, 3600.0, "A100-80GB"), RunRequest.single(1, 1, 3600.0, "H100-80GB")]
+    baseline = rental_baseline(requests, _market(A100_1))
+    assert baseline.unpriced_runs == 1 and baseline.per_accepted_unit is None
+    assert baseline.cost.useful == pytest.approx(4.0)
+
+
+def test_a_generic_pool_rents_its_own_node_at_the_spec_price() -> None:
+    from gpuplane.spec import parse_spec
+
+    spec, _ = parse_spec(
+        "cluster: {name: g, provider: generic}\n"
+        "nodePools: [{name: gpu, accelerator: A100-80GB, gpusPerNode: 4, maxNodes: 2}]\n"
+        "costs: {pools: {gpu: {onDemandHourly: 10.0}}}\n",
+        "<test>",
+    )
+    market = market_for(spec)
+    assert [(o.vm, o.gpus, o.hourly) for o in market.offers] == [("gpu node", 4, 10.0)]
+    assert market.billing.minimum_s == 0.0

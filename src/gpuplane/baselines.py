@@ -139,14 +139,17 @@ class RentalMarket:
 
 def market_for(spec: PlatformSpec, *, boot_s: float | None = None) -> RentalMarket:
     """On-demand offers in the spec's provider and region: every priced catalog VM with GPUs, and
-    the spec's own GPU pools' VM sizes at their spec price (`costs.pools` overrides win)."""
+    the spec's own GPU pools' VM sizes (or, without one, their nodes) at their spec price
+    (`costs.pools` overrides win)."""
     provider, region = spec.cluster.provider, spec.cluster.region
     offers: dict[str, VmOffer] = {}
     for pool in spec.node_pools:
         price = pool_price(spec, pool)
-        if pool.accelerator and pool.vm_size and price.known and price.on_demand_hourly > 0:
-            offers[pool.vm_size.lower()] = VmOffer(
-                pool.vm_size, pool.accelerator, max(pool.gpus, 1), price.on_demand_hourly, price.source
+        if pool.accelerator and pool.gpus and price.known and price.on_demand_hourly > 0:
+            # A pool without a VM size (a generic cluster) rents its own kind of node at the spec price.
+            name = pool.vm_size or f"{pool.name} node"
+            offers[name.lower()] = VmOffer(
+                name, pool.accelerator, pool.gpus, price.on_demand_hourly, price.source
             )
     for sku in load_catalog().vm_skus(provider):
         catalog_price = load_catalog().price(provider, sku.name, region)
@@ -305,7 +308,9 @@ class RentalBaseline:
 
     @property
     def per_accepted_unit(self) -> float | None:
-        """Rental cost per accepted unit (None when nothing was accepted)."""
+        """Rental cost per accepted unit (None when nothing was accepted or a run had no price)."""
+        if self.unpriced_runs:
+            return None
         return self.cost.per_accepted_unit(self.accepted_units)
 
 
