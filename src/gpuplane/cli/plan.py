@@ -1,0 +1,188 @@
+"""`gpuplane plan`: search platform designs with the twin for the cheapest that meets a goal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+
+def _progress_bar(console: Console):  # type: ignore[no-untyped-def]
+    """A rich progress bar over design evaluations (only on a terminal)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(
+        TextColumn("planning: designs evaluated"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+        disable=not console.is_terminal,
+    )
+
+
+def plan_command(
+    spec: Annotated[
+        Path | None,
+        typer.Argument(
+            help="Platform spec to improve (default: the built-in example platform).", show_default=False
+        ),
+    ] = None,
+    workload: Annotated[
+        Path | None,
+        typer.Option(
+            "--workload",
+            "-w",
+            help="Trace or gpuplane CSV (default: the built-in synthetic week).",
+            show_default=False,
+        ),
+    ] = None,
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out", "-o", help="Output folder (winner.yaml, report.html, plan.json, designs.csv, cache/)."
+        ),
+    ] = Path("plan"),
+    space: Annotated[
+        Path | None,
+        typer.Option(
+            "--space",
+            help="plan.yaml refining the search space, the goal and the budget (docs/plan.md).",
+            show_default=False,
+        ),
+    ] = None,
+    goal: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--goal",
+            help="A constraint, repeatable: p90-wait<=4h, p99-wait[TEAM|CLASS]<=1d, availability>=99.9%, completed>=99%. "
+            "Default: no worse than the spec as given.",
+            show_default=False,
+        ),
+    ] = None,
+    api_price: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--api-price",
+            help="Model-API baseline: price per accepted unit of a class, e.g. inference=0.02.",
+            show_default=False,
+        ),
+    ] = None,
+    units: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--unit",
+            help="Accepted units per completed workload of a class, e.g. --unit inference=0.",
+            show_default=False,
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="First seed (same inputs and seed, same plan).")] = 0,
+    seeds: Annotated[
+        int | None, typer.Option("--seeds", help="Seeds per finalist (default 3).", show_default=False)
+    ] = None,
+    finalists: Annotated[
+        int | None,
+        typer.Option("--finalists", help="Designs run with every seed (default 3).", show_default=False),
+    ] = None,
+    designs: Annotated[
+        int | None,
+        typer.Option(
+            "--designs",
+            help="Designs considered at most; a larger space is sampled and cut by successive halving (default 100).",
+            show_default=False,
+        ),
+    ] = None,
+    fmt: Annotated[
+        str, typer.Option("--format", help="Trace format (auto-detected from the header).")
+    ] = "auto",
+    team_map: Annotated[
+        Path | None,
+        typer.Option("--team-map", help="YAML mapping trace queues/users to spec teams.", show_default=False),
+    ] = None,
+    limit: Annotated[
+        int | None, typer.Option("--limit", help="Read at most this many trace rows.", show_default=False)
+    ] = None,
+    spot_rate: Annotated[
+        float | None,
+        typer.Option("--spot-eviction-rate", help="Spot evictions per node-hour.", show_default=False),
+    ] = None,
+    failure_rate: Annotated[
+        float | None,
+        typer.Option("--node-failure-rate", help="Node failures per node-hour.", show_default=False),
+    ] = None,
+    ray: Annotated[
+        bool,
+        typer.Option(
+            "--ray/--no-ray",
+            help="Run designs as Ray tasks (a local Ray on this machine's cores) or in this process.",
+        ),
+    ] = True,
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            "--ray-address",
+            help="An existing Ray cluster (e.g. ray://head:10001); its workers need this gpuplane installed.",
+            show_default=False,
+        ),
+    ] = None,
+    num_cpus: Annotated[
+        int | None,
+        typer.Option("--num-cpus", help="CPUs of the local Ray (default: all).", show_default=False),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No terminal summary.")] = False,
+) -> None:
+    """Find the cheapest platform design that meets the goal: the twin runs each design (on Ray).
+
+    Exit 0 with a winner (DIR/winner.yaml, ready for `gpuplane render`), 1 when no design meets the goal.
+    """
+    from gpuplane.plan.outputs import summary_lines, table
+    from gpuplane.plan.session import PlanOptions, execute
+
+    options = PlanOptions(
+        spec=spec,
+        workload=workload,
+        out=out,
+        space=space,
+        goal=list(goal or []),
+        fmt=fmt,
+        team_map=team_map,
+        limit=limit,
+        seed=seed,
+        seeds=seeds,
+        finalists=finalists,
+        designs=designs,
+        units=list(units or []),
+        api_prices=list(api_price or []),
+        spot_rate=spot_rate,
+        failure_rate=failure_rate,
+        ray=ray,
+        ray_address=ray_address,
+        num_cpus=num_cpus,
+    )
+    console = Console(highlight=False, soft_wrap=True)
+    err = Console(stderr=True, highlight=False)
+    with _progress_bar(err) as bar:
+        task = bar.add_task("plan", total=None)
+
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        run = execute(options, progress)
+    if not quiet:
+        console.print(table(run.result, run.currency))
+        for line in summary_lines(run.result, run.currency):
+            console.print(line, markup=False)
+    if run.cache_hits:
+        err.print(f"{run.cache_hits} evaluations came from {out / 'cache'}", markup=False)
+    for path in run.written:
+        err.print(f"wrote {path}", markup=False)
+    if run.result.winner is None:
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    """Add `gpuplane plan`."""
+    app.command("plan")(plan_command)

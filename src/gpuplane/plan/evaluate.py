@@ -1,0 +1,202 @@
+"""Evaluate one design with the twin: `gpuplane.sim.simulate` + `gpuplane.sim.summarize`, turned
+into a typed `DesignResult` (the one place that reads the twin's outcome and summary).
+
+Queue waits here count every workload that was not rejected: one still waiting when the run ends
+counts with the wait it has so far, so a design that starves a team cannot look fast.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+from gpuplane.baselines import ApiPrices, api_baseline, market_for, rental_baseline, requests_for_runs
+from gpuplane.costs import Overheads
+from gpuplane.sim import Outcome, SimConfig, simulate, summarize
+from gpuplane.spec import PlatformSpec
+from gpuplane.traces import WORKLOAD_CLASSES, Workload
+
+ENDED = ("completed", "failed", "killed")
+
+
+@dataclass(frozen=True)
+class Waits:
+    """Queue-wait percentiles (seconds) of one team or class."""
+
+    name: str
+    n: int
+    p50: float
+    p90: float
+    p99: float
+
+    def get(self, quantile: str) -> float:
+        """The percentile `p50`, `p90` or `p99`."""
+        value: float = getattr(self, quantile)
+        return value
+
+
+@dataclass(frozen=True)
+class DesignResult:
+    """What one run of one design gave (on a trace prefix `fraction`, with `seed`)."""
+
+    design: str
+    fraction: float
+    seed: int
+    cost_per_unit: float | None
+    total_cost: float
+    accepted_units: float
+    team_waits: tuple[Waits, ...]
+    class_waits: tuple[Waits, ...]
+    availability: float
+    services: int
+    completed_share: float
+    workloads: int
+    unfinished: int
+    rejected: int
+    gpu_hours: float
+    allocated_gpu_hours: float
+    window_hours: float
+    rental_per_unit: float | None
+    rental_cost: float
+    api_per_unit: float | None
+    api_cost: float
+
+    @property
+    def rank_cost(self) -> float:
+        """Cost per accepted unit for ranking (infinite when nothing was accepted)."""
+        return math.inf if self.cost_per_unit is None else self.cost_per_unit
+
+    @property
+    def worst_p90(self) -> float:
+        """The worst team's p90 queue wait (seconds)."""
+        return max((w.p90 for w in self.team_waits), default=0.0)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain data for JSON."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> DesignResult:
+        """The inverse of `as_dict`."""
+        fields = dict(data)
+        fields["team_waits"] = tuple(Waits(**w) for w in data["team_waits"])
+        fields["class_waits"] = tuple(Waits(**w) for w in data["class_waits"])
+        return cls(**fields)
+
+
+def _percentile(ordered: list[float], q: float) -> float:
+    """Nearest-rank percentile of sorted values (0 for none)."""
+    if not ordered:
+        return 0.0
+    rank = max(1, math.ceil(q / 100.0 * len(ordered)))
+    return ordered[min(rank, len(ordered)) - 1]
+
+
+def _waits(name: str, values: list[float]) -> Waits:
+    ordered = sorted(values)
+    return Waits(name, len(ordered), *(round(_percentile(ordered, q), 6) for q in (50, 90, 99)))
+
+
+def _queue_waits(outcome: Outcome) -> tuple[tuple[Waits, ...], tuple[Waits, ...]]:
+    by_team: dict[str, list[float]] = {t: [] for t in outcome.teams}
+    by_class: dict[str, list[float]] = {}
+    for r in outcome.runs:
+        if r.outcome == "rejected" or r.team < 0:
+            continue
+        wait = r.quota_wait + r.capacity_wait if r.first_start is not None else outcome.end - r.submit
+        by_team[outcome.teams[r.team]].append(max(wait, 0.0))
+        by_class.setdefault(r.w.klass, []).append(max(wait, 0.0))
+    teams = tuple(_waits(t, v) for t, v in by_team.items())
+    classes = tuple(_waits(c, by_class[c]) for c in WORKLOAD_CLASSES if c in by_class)
+    return teams, classes
+
+
+def _ran_on(outcome: Outcome) -> list[tuple[Workload, str | None]]:
+    return [
+        (r.w, outcome.pools[r.pool].accelerator if r.pool >= 0 else None)
+        for r in outcome.runs
+        if r.outcome in ENDED
+    ]
+
+
+def evaluate(
+    spec: PlatformSpec,
+    workloads: Sequence[Workload],
+    config: SimConfig,
+    *,
+    design: str = "",
+    fraction: float = 1.0,
+    api_prices: ApiPrices | None = None,
+) -> DesignResult:
+    """Run the twin on one design and return its figures, with the rental and API baselines."""
+    outcome = simulate(spec, workloads, config)
+    summary = summarize(outcome, config, Overheads.from_spec(spec), design)
+    teams, classes = _queue_waits(outcome)
+    counts = summary["workloads"]
+    can_complete = sum(1 for r in outcome.runs if r.w.final_status == "completed")
+    completed_share = counts["completed"] / can_complete if can_complete else 1.0
+    requests = requests_for_runs(_ran_on(outcome), dict(config.accepted_units))
+    rental = rental_baseline(requests, market_for(spec))
+    api = api_baseline(requests, api_prices or ApiPrices(()))
+    return DesignResult(
+        design=design,
+        fraction=fraction,
+        seed=config.seed,
+        cost_per_unit=summary["cost_per_accepted_unit"],
+        total_cost=summary["cost"]["total"],
+        accepted_units=summary["accepted_units"],
+        team_waits=teams,
+        class_waits=classes,
+        availability=summary["inference"]["availability"],
+        services=summary["inference"]["services"],
+        completed_share=round(completed_share, 6),
+        workloads=counts["total"],
+        unfinished=counts["pending"] + counts["admitted"] + counts["running"],
+        rejected=counts["rejected"],
+        gpu_hours=round(sum(p["gpu_hours"]["provisioned"] for p in summary["pools"].values()), 6),
+        allocated_gpu_hours=round(sum(p["gpu_hours"]["allocated"] for p in summary["pools"].values()), 6),
+        window_hours=summary["window_hours"],
+        rental_per_unit=_r(rental.per_accepted_unit),
+        rental_cost=round(rental.cost.total, 6),
+        api_per_unit=_r(api.per_accepted_unit),
+        api_cost=round(api.cost, 6),
+    )
+
+
+def _r(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)
+
+
+def prefix(workloads: Sequence[Workload], fraction: float) -> list[Workload]:
+    """The workloads submitted in the first `fraction` of the trace's submission span."""
+    if fraction >= 1.0 or not workloads:
+        return list(workloads)
+    first = min(w.submit for w in workloads)
+    cut = first + (max(w.submit for w in workloads) - first) * fraction
+    return [w for w in workloads if w.submit <= cut]
+
+
+@dataclass(frozen=True)
+class Task:
+    """One evaluation to run: a design's spec on a prefix of the trace with one seed."""
+
+    design: str
+    spec: PlatformSpec
+    fraction: float
+    seed: int
+
+
+def run_task(
+    task: Task, workloads: Sequence[Workload], config: SimConfig, api_prices: ApiPrices | None
+) -> DesignResult:
+    """Evaluate a task (the function every runner calls, in process or as a Ray task)."""
+    return evaluate(
+        task.spec,
+        prefix(workloads, task.fraction),
+        replace(config, seed=task.seed),
+        design=task.design,
+        fraction=task.fraction,
+        api_prices=api_prices,
+    )

@@ -1,0 +1,181 @@
+"""One `gpuplane plan` run: load the spec, the trace and plan.yaml, evaluate the spec as given,
+search, price the baselines, and write DIR. The CLI only parses arguments and calls `execute`.
+
+DIR holds only what plan writes: `winner.yaml` (the winning spec, ready for `render`),
+`report.html`, `plan.json`, `designs.csv` and `cache/` (one JSON per evaluation, so a second run
+with the same inputs resumes instead of starting over). A DIR that has other files and no
+`.gpuplane-plan` marker is refused.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from gpuplane.baselines import ApiPrices
+from gpuplane.errors import OutputError, UsageError
+from gpuplane.outputs import write_text_atomic
+from gpuplane.plan.design import Design, build_design, winner_yaml
+from gpuplane.plan.evaluate import Task
+from gpuplane.plan.goal import default_goal, judge, parse_goal
+from gpuplane.plan.outputs import designs_csv, dumps, plan_dict
+from gpuplane.plan.report import build_report
+from gpuplane.plan.runner import Backend, Cache, Evaluator, InProcess, Progress, RayBackend
+from gpuplane.plan.search import Scored, SearchResult, Settings, search
+from gpuplane.plan.space import current_choice, derive_space
+from gpuplane.plan.spacefile import SpaceFile, load_space_file
+from gpuplane.sim import SimConfig
+from gpuplane.sim.config import parse_units
+from gpuplane.sim.session import BUILTIN_NAME, WorkloadSource, builtin_spec
+from gpuplane.spec import PlatformSpec, load_spec
+
+MARKER = ".gpuplane-plan"
+OUR_FILES = ("winner.yaml", "report.html", "plan.json", "designs.csv", "cache", MARKER)
+
+
+@dataclass
+class PlanOptions:
+    """Everything the command line can say."""
+
+    spec: Path | None = None
+    workload: Path | None = None
+    out: Path = Path("plan")
+    space: Path | None = None
+    goal: list[str] = field(default_factory=list)
+    fmt: str = "auto"
+    team_map: Path | None = None
+    limit: int | None = None
+    seed: int = 0
+    seeds: int | None = None
+    finalists: int | None = None
+    designs: int | None = None
+    units: list[str] = field(default_factory=list)
+    api_prices: list[str] = field(default_factory=list)
+    spot_rate: float | None = None
+    failure_rate: float | None = None
+    ray: bool = True
+    ray_address: str | None = None
+    num_cpus: int | None = None
+
+
+@dataclass
+class PlanRun:
+    """What a run found and wrote."""
+
+    result: SearchResult
+    written: list[Path]
+    currency: str
+    cache_hits: int
+
+
+def check_out_dir(out: Path) -> None:
+    """Refuse a DIR that holds files `gpuplane plan` did not write."""
+    if out.exists() and not out.is_dir():
+        raise OutputError.at(str(out), "exists and is not a directory")
+    if out.is_dir() and not (out / MARKER).exists():
+        others = sorted(p.name for p in out.iterdir())
+        if others:
+            raise OutputError.at(
+                str(out),
+                f"not written by gpuplane plan (has {', '.join(others[:5])}); choose an empty or new -o DIR",
+            )
+
+
+def _config(o: PlanOptions) -> SimConfig:
+    for label, value in (("--spot-eviction-rate", o.spot_rate), ("--node-failure-rate", o.failure_rate)):
+        if value is not None and value < 0:
+            raise UsageError(f"must not be negative (got {value})", option=label)
+    config = SimConfig(seed=o.seed, accepted_units=parse_units(o.units))
+    if o.spot_rate is not None:
+        config = replace(config, spot_evictions_per_node_hour=o.spot_rate)
+    if o.failure_rate is not None:
+        config = replace(config, node_failures_per_node_hour=o.failure_rate)
+    return config
+
+
+def _settings(o: PlanOptions, file: SpaceFile | None) -> Settings:
+    s = Settings(seed=o.seed)
+    search_file = file.search if file is not None else None
+    for name in ("designs", "seeds", "finalists"):
+        value = getattr(o, name)
+        if value is None and search_file is not None:
+            value = getattr(search_file, name)
+        if value is not None:
+            if value < 1:
+                raise UsageError(f"must be at least 1 (got {value})", option=f"--{name}")
+            s = replace(s, **{name: value})
+    return s
+
+
+def reference_design(spec: PlatformSpec) -> Design:
+    """The spec as given, as a design."""
+    built = build_design(spec, [(p.name, current_choice(p)) for p in spec.node_pools if p.is_gpu])
+    if not isinstance(built, Design):  # the spec loaded, so it is valid; this is a planner bug
+        raise AssertionError(f"the spec as given is not a valid design: {built.reason}")
+    return built
+
+
+def _backend(o: PlanOptions, workloads: list[Any], config: SimConfig, prices: ApiPrices) -> Backend:
+    if o.ray or o.ray_address:
+        return RayBackend(workloads, config, prices, address=o.ray_address, num_cpus=o.num_cpus)
+    return InProcess(workloads, config, prices)
+
+
+def execute(o: PlanOptions, progress: Progress | None = None) -> PlanRun:
+    """Run the plan and write DIR (see the module docstring)."""
+    check_out_dir(o.out)
+    spec = load_spec(o.spec) if o.spec is not None else builtin_spec()
+    teams = [t.name for t in spec.teams]
+    file = load_space_file(o.space, [p.name for p in spec.node_pools]) if o.space is not None else None
+    given = o.goal or (file.goal if file is not None else [])
+    goal = parse_goal(given, teams, "--goal" if o.goal else "plan.yaml goal")
+    config = _config(o)
+    settings = _settings(o, file)
+    prices = ApiPrices.parse(o.api_prices, spec.costs.currency)
+    workloads, _ = WorkloadSource(o.workload, o.fmt, o.team_map, False, o.limit).load(spec, o.seed)
+    if not workloads:
+        raise UsageError("the workload has no rows to plan with", option="--workload")
+    profiles = sorted({p for w in workloads for p in w.mig_profiles})
+    space = derive_space(spec, file, profiles)
+    o.out.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(o.out / MARKER, "written by gpuplane plan\n")
+    cache = Cache(o.out / "cache", workloads, config, prices)
+    backend = _backend(o, workloads, config, prices)
+    try:
+        run = Evaluator(backend, cache, progress)
+        ref = reference_design(spec)
+        (ref_result,) = run([Task(ref.id, ref.spec, 1.0, o.seed)])
+        goal = goal or default_goal(ref_result)
+        reference = Scored(ref, ref_result, judge(ref_result, goal), (ref_result,))
+        result = search(spec, space, reference, goal, run, settings)
+    finally:
+        exit_ = getattr(backend, "__exit__", None)
+        if exit_ is not None:
+            exit_(None, None, None)
+    source = str(o.spec) if o.spec is not None else BUILTIN_NAME
+    written = _write(o, result, spec, source, len(workloads))
+    return PlanRun(result, written, spec.costs.currency, cache.hits)
+
+
+def _write(o: PlanOptions, result: SearchResult, spec: PlatformSpec, source: str, rows: int) -> list[Path]:
+    currency = spec.costs.currency
+    context = {
+        "spec": source,
+        "workload": "built-in synthetic week" if o.workload is None else str(o.workload),
+        "workloads": rows,
+        "seed": o.seed,
+        "currency": currency,
+    }
+    texts = {
+        "plan.json": dumps(plan_dict(result, context)),
+        "designs.csv": designs_csv(result),
+        "report.html": build_report(result, source, currency).render(),
+    }
+    if result.winner is not None:
+        texts["winner.yaml"] = winner_yaml(result.winner.design, source)
+    else:
+        (o.out / "winner.yaml").unlink(missing_ok=True)  # a stale winner from an earlier run
+    for name, text in texts.items():
+        write_text_atomic(o.out / name, text)
+    return [o.out / name for name in texts]
