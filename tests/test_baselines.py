@@ -217,3 +217,46 @@ def test_a_generic_pool_rents_its_own_node_at_the_spec_price() -> None:
     market = market_for(spec)
     assert [(o.vm, o.gpus, o.hourly) for o in market.offers] == [("gpu node", 4, 10.0)]
     assert market.billing.minimum_s == 0.0
+
+
+def test_simulate_prints_and_writes_both_baselines(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from gpuplane.cli import app
+
+    spec = tmp_path / "tiny.yaml"
+    spec.write_text(
+        "cluster: {name: tiny, provider: generic}\n"
+        "nodePools: [{name: gpu, accelerator: A100-80GB, gpusPerNode: 8, minNodes: 1, maxNodes: 1,"
+        " workloadClasses: [training, inference]}]\n"
+        "teams: [{name: team-a, namespaces: [team-a], quotas: [{pool: gpu, nominal: 8}]}]\n"
+        "costs: {pools: {gpu: {onDemandHourly: 20.0}}}\n",
+        encoding="utf-8",
+    )
+    trace = tmp_path / "jobs.csv"
+    trace.write_text(
+        "id,team,class,submit_s,pod_sets,work_gpu_s,run_time_s\n"
+        "j1,team-a,training,0,main:1x1,3600,\n"
+        "s1,team-a,inference,0,main:1x1,,1800\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "m.json"
+    done = CliRunner().invoke(
+        app, ["simulate", str(spec), "-w", str(trace), "--json", str(out), "--api-price", "inference=0.25"]
+    )
+    assert done.exit_code == 0, done.output
+    import json
+
+    base = json.loads(out.read_text())["baselines"]
+    # By hand: each run rents the pool's own 8-GPU node at 20/h for its run time + 600 s boot:
+    # (3600 + 600) + (1800 + 600) = 6600 s = 36.667; two accepted units.
+    assert base["rental"]["cost"] == pytest.approx(20.0 * 6600 / 3600, abs=1e-6)
+    assert base["rental"]["per_accepted_unit"] == pytest.approx(20.0 * 6600 / 3600 / 2, abs=1e-6)
+    assert base["api"] == {
+        "per_accepted_unit": 0.25,
+        "cost": 0.25,
+        "units_priced": 1.0,
+        "units_unpriced": 1.0,
+        "cost_by_class": {"inference": 0.25},
+    }
+    assert "rented VMs instead (per unit)" in done.output and "18.33" in done.output

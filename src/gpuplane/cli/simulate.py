@@ -126,6 +126,14 @@ def simulate_command(
             show_default=False,
         ),
     ] = None,
+    api_price: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--api-price",
+            help="Model-API baseline: price per accepted unit of a class, e.g. inference=0.02.",
+            show_default=False,
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No terminal summary.")] = False,
 ) -> None:
     """Simulate workloads on one or more platforms: queue time, utilization, cost per accepted unit.
@@ -154,6 +162,7 @@ def simulate_command(
         ckpt_write=ckpt_write,
         ckpt_restore=ckpt_restore,
         units=list(units or []),
+        api_prices=list(api_price or []),
     )
     console = Console(highlight=False, soft_wrap=True)
     err = Console(stderr=True, highlight=False)

@@ -12,13 +12,12 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from gpuplane.baselines import ApiPrices, api_baseline, market_for, rental_baseline, requests_for_runs
+from gpuplane.baselines import ApiPrices
 from gpuplane.costs import Overheads
 from gpuplane.sim import Outcome, SimConfig, simulate, summarize
+from gpuplane.sim.baselines import baselines_of
 from gpuplane.spec import PlatformSpec
 from gpuplane.traces import WORKLOAD_CLASSES, Workload
-
-ENDED = ("completed", "failed", "killed")
 
 
 @dataclass(frozen=True)
@@ -113,14 +112,6 @@ def _queue_waits(outcome: Outcome) -> tuple[tuple[Waits, ...], tuple[Waits, ...]
     return teams, classes
 
 
-def _ran_on(outcome: Outcome) -> list[tuple[Workload, str | None]]:
-    return [
-        (r.w, outcome.pools[r.pool].accelerator if r.pool >= 0 else None)
-        for r in outcome.runs
-        if r.outcome in ENDED
-    ]
-
-
 def evaluate(
     spec: PlatformSpec,
     workloads: Sequence[Workload],
@@ -137,9 +128,7 @@ def evaluate(
     counts = summary["workloads"]
     can_complete = sum(1 for r in outcome.runs if r.w.final_status == "completed")
     completed_share = counts["completed"] / can_complete if can_complete else 1.0
-    requests = requests_for_runs(_ran_on(outcome), dict(config.accepted_units))
-    rental = rental_baseline(requests, market_for(spec))
-    api = api_baseline(requests, api_prices or ApiPrices(()))
+    rental, api = baselines_of(spec, outcome, config, api_prices)
     return DesignResult(
         design=design,
         fraction=fraction,

@@ -23,7 +23,7 @@ def pareto_chart(
         for s in scored
         if math.isfinite(s.result.rank_cost)
     ]
-    title = "Designs: cost per accepted unit vs worst team p90 queue wait"
+    title = "Cost per accepted unit vs p90 wait"
     if not points:
         return Html(svg.document(frame, title, [svg.empty_note(frame)]))
     x_ticks = svg.nice_ticks(min(p[0] for p in points), max(p[0] for p in points))

@@ -6,7 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from gpuplane.baselines import ApiPrices
 from gpuplane.errors import UsageError
+from gpuplane.sim.baselines import baselines_dict, baselines_of
 from gpuplane.sim.config import SimConfig, parse_units
 from gpuplane.sim.engine import Progress
 from gpuplane.sim.outputs import dumps, workloads_csv
@@ -40,6 +42,7 @@ class Options:
     ckpt_write: float = 60.0
     ckpt_restore: float = 120.0
     units: list[str] = field(default_factory=list)
+    api_prices: list[str] = field(default_factory=list)
 
 
 def build_config(o: Options) -> SimConfig:
@@ -92,7 +95,10 @@ def execute(o: Options, progress: Progress | None = None) -> tuple[list[RunResul
     config = build_config(o)
     platforms = platforms_from(o.specs)
     source = WorkloadSource(o.workload, o.fmt, o.team_map, o.strict, o.limit, _checkpoint(o))
+    prices = ApiPrices.parse(o.api_prices)
     results = run_all(platforms, source, config, progress)
+    for r in results:  # the same accepted work as rented VMs and from a model API
+        r.summary["baselines"] = baselines_dict(*baselines_of(r.spec, r.outcome, config, prices))
     report = (
         o.report if o.report is not None else (DEFAULT_REPORT if not o.specs and o.workload is None else None)
     )

@@ -54,6 +54,11 @@ def _key_figures(result: RunResult) -> Html:
     return cards(
         [
             ("cost per accepted unit", _money(s["cost_per_accepted_unit"], c)),
+            (
+                "rented VMs per unit",
+                _money(s.get("baselines", {}).get("rental", {}).get("per_accepted_unit"), c),
+            ),
+            ("model API per unit", _money(s.get("baselines", {}).get("api", {}).get("per_accepted_unit"), c)),
             ("total cost", _money(s["cost"]["total"], c)),
             ("accepted units", f"{s['accepted_units']:,.0f}"),
             ("workloads", f"{w['total']:,}"),

@@ -26,8 +26,11 @@ def _rows(s: dict[str, Any]) -> list[tuple[str, str]]:
     worst = max((v["queue_wait"]["p90_s"] for v in waits.values()), default=0.0)
     mean_quota = max((v["quota_wait"]["mean_s"] for v in waits.values()), default=0.0)
     mean_cap = max((v["capacity_wait"]["mean_s"] for v in waits.values()), default=0.0)
+    base = s.get("baselines", {})
     return [
         ("cost per accepted unit", _money(s["cost_per_accepted_unit"])),
+        ("  rented VMs instead (per unit)", _money(base.get("rental", {}).get("per_accepted_unit"))),
+        ("  model API instead (per unit)", _money(base.get("api", {}).get("per_accepted_unit"))),
         ("total cost", _money(c["total"])),
         ("  useful GPU time", _money(c["useful"])),
         ("  idle (checkpoint writes)", _money(c["idle"])),
