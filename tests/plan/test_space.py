@@ -117,6 +117,7 @@ def test_plan_yaml_refines_and_fixes_pools() -> None:
         ("pools:\n  t4-dev: {maxNode: [1]}\n", "plan.yaml:2:12", "unknown field"),
         ("search: {designs: 0}\n", "plan.yaml:1:19", "greater than or equal to 1"),
         ("- a\n", "plan.yaml:1:1", "mapping"),
+        ("goal: [p90-wait<=1h, 'p90-wait<=1y']\n", "plan.yaml:1:22", "waits are <= a duration"),
     ],
 )
 def test_bad_plan_yaml_is_located(text: str, where: str, message: str) -> None:

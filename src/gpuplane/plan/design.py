@@ -21,6 +21,7 @@ from gpuplane.errors import InputError
 from gpuplane.plan.space import PoolChoice
 from gpuplane.render.yamlemit import emit
 from gpuplane.spec import NodePool, PlatformSpec, Quota, Sharing, derived, parse_spec
+from gpuplane.vocab import is_mig_resource
 
 HEADER = "# Written by gpuplane plan: {what}.\n"
 
@@ -64,7 +65,7 @@ def _gpu_equivalents(pool: NodePool) -> dict[str, float]:
     acc = load_catalog().accelerator(pool.accelerator or "")
     out: dict[str, float] = {}
     for name, units in derived.resources_per_gpu(pool).items():
-        profile = acc.mig_profile(name.rsplit("mig-", 1)[-1]) if acc and "mig-" in name else None
+        profile = acc.mig_profile(name) if acc is not None and is_mig_resource(name) else None
         if profile is not None and acc is not None and acc.compute_slices:
             out[name] = profile.compute_slices / acc.compute_slices
         else:

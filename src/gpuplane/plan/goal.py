@@ -20,8 +20,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from gpuplane.errors import UsageError
+from gpuplane.plan.defaults import default
 from gpuplane.plan.evaluate import DesignResult
-from gpuplane.plan.space import default
 from gpuplane.traces import WORKLOAD_CLASSES
 
 WAITS = ("p50-wait", "p90-wait", "p99-wait")

@@ -18,10 +18,11 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, replace
 
+from gpuplane.plan.defaults import default
 from gpuplane.plan.design import Design, Invalid, build_design
 from gpuplane.plan.evaluate import DesignResult, Task, Waits
 from gpuplane.plan.goal import Constraint, Verdict, judge
-from gpuplane.plan.space import SearchSpace, default
+from gpuplane.plan.space import SearchSpace
 from gpuplane.spec import PlatformSpec
 
 Evaluate = Callable[[Sequence[Task]], list[DesignResult]]

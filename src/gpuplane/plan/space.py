@@ -17,28 +17,13 @@ import itertools
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from importlib import resources
 from typing import Any
 
-import yaml
-
 from gpuplane.catalog import load_catalog
+from gpuplane.plan.defaults import default
 from gpuplane.plan.spacefile import PoolSpace, SpaceFile
 from gpuplane.sharing import mig
 from gpuplane.spec import NodePool, PlatformSpec
-
-
-@lru_cache(maxsize=1)
-def _defaults() -> dict[str, Any]:
-    text = resources.files("gpuplane.plan").joinpath("defaults.yaml").read_text(encoding="utf-8")
-    raw: dict[str, Any] = yaml.safe_load(text)
-    return {name: entry["value"] for name, entry in raw.items()}
-
-
-def default(name: str) -> Any:
-    """A planner default from `defaults.yaml`."""
-    return _defaults()[name]
 
 
 @dataclass(frozen=True)

@@ -20,13 +20,15 @@ search: {designs: 100, seeds: 3, finalists: 3}
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
-from gpuplane.errors import InputError
+from gpuplane.errors import InputError, UsageError
+from gpuplane.plan.goal import parse_constraint
 from gpuplane.spec.loader import problem_at
 from gpuplane.spec.models import Sharing
 from gpuplane.yamlio import load_one
@@ -75,8 +77,9 @@ class SpaceFile(_Model):
     search: SearchSettings = Field(default_factory=SearchSettings)
 
 
-def parse_space_file(text: str, file: str, pools: list[str]) -> SpaceFile:
-    """A plan.yaml text as a `SpaceFile`; InputError (located) on bad input or an unknown pool."""
+def parse_space_file(text: str, file: str, pools: list[str], teams: Sequence[str] = ()) -> SpaceFile:
+    """A plan.yaml text as a `SpaceFile`; InputError (located) on bad input, an unknown pool or a
+    goal entry that is not a constraint."""
     raw = load_one(text, file) if text.strip() else {}
     if raw is None:
         raw = {}
@@ -105,13 +108,21 @@ def parse_space_file(text: str, file: str, pools: list[str]) -> SpaceFile:
                 for n in unknown
             ]
         )
+    bad_goal = []
+    for index, text_goal in enumerate(space.goal):
+        try:
+            parse_constraint(text_goal, teams)
+        except UsageError as exc:
+            bad_goal.append(problem_at(file, raw, ("goal", index), exc.message))
+    if bad_goal:
+        raise InputError(bad_goal)
     return space
 
 
-def load_space_file(path: Path, pools: list[str]) -> SpaceFile:
+def load_space_file(path: Path, pools: list[str], teams: Sequence[str] = ()) -> SpaceFile:
     """Read and parse a plan.yaml file."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise InputError.single(str(path), f"cannot read: {exc.strerror or exc}") from None
-    return parse_space_file(text, str(path), pools)
+    return parse_space_file(text, str(path), pools, teams)
