@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,3 +28,13 @@ def mmc_small(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Pat
     return write_mmc(
         folder, lam_per_h=LAM_PER_H, mu_per_h=MU_PER_H, jobs=1500, seed=11, sizes=[10, 11, 12, 13]
     )
+
+
+@pytest.fixture(scope="session")
+def local_ray() -> Iterator[None]:
+    """One real local Ray for the tests that use it (plan reuses a Ray that is already running)."""
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()

@@ -35,6 +35,7 @@ def test_plan_finds_the_smallest_pool_meeting_the_wait_target(
             goal=["p90-wait<=10m"],
             failure_rate=0.0,
             seeds=2,
+            finalists=2,
             ray=False,
         )
     )

@@ -176,7 +176,7 @@ def plan_command(
         for line in summary_lines(run.result, run.currency):
             console.print(line, markup=False)
     if run.cache_hits:
-        err.print(f"{run.cache_hits} evaluations came from {out / 'cache'}", markup=False)
+        err.print(f"{run.cache_hits} evaluations reused from an earlier run ({out / 'cache'})", markup=False)
     for path in run.written:
         err.print(f"wrote {path}", markup=False)
     if run.result.winner is None:

@@ -130,7 +130,7 @@ def dumps(data: Any) -> str:
     return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def table(result: SearchResult, currency: str, rows: int = 10) -> Table:
+def table(result: SearchResult, currency: str, rows: int = 5) -> Table:
     """The best designs as a terminal table: one column per searched pool."""
     t = Table(
         title=f"gpuplane plan: best designs ({result.mode}, {result.space_size:,} in the space)",
@@ -175,6 +175,8 @@ def summary_lines(result: SearchResult, currency: str) -> list[str]:
             f"next cheaper design {cheaper.design.id} ({_num(cheaper.result.cost_per_unit, 3)}) violates: "
             + ("; ".join(cheaper.verdict.violated) or "nothing on the first seed, but a finalist seed")
         )
+    else:
+        lines.append("no design run on the whole trace is cheaper")
     lines.append(
         f"baselines per accepted unit: cluster {_num(w.cost_per_unit, 3)}, rented VMs {_num(w.rental_per_unit, 3)}, "
         f"model API {_num(w.api_per_unit, 3) or 'no --api-price'}"

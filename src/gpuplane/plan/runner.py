@@ -112,7 +112,10 @@ class Cache:
             "api": repr(prices),
         }
         self._context = json.dumps(context, sort_keys=True)
-        self.hits = 0
+        self._earlier = (
+            {p.stem for p in folder.glob("*.json")} if folder is not None and folder.is_dir() else set()
+        )
+        self._reused: set[str] = set()
 
     def key(self, task: Task) -> str:
         """The cache key of a task."""
@@ -128,8 +131,14 @@ class Cache:
             result = DesignResult.from_dict(json.loads(path.read_text(encoding="utf-8"))["result"])
         except (OSError, ValueError, KeyError, TypeError):
             return None
-        self.hits += 1
+        if path.stem in self._earlier:
+            self._reused.add(path.stem)
         return result
+
+    @property
+    def hits(self) -> int:
+        """Evaluations reused from an earlier run (each counted once)."""
+        return len(self._reused)
 
     def put(self, task: Task, result: DesignResult) -> None:
         """Store a result (atomically)."""
