@@ -6,11 +6,13 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
 from rich.table import Table
 
+from gpuplane.plan.goal import Constraint, judge
 from gpuplane.plan.search import Scored, SearchResult, next_cheaper, pareto_front
 
 CSV_COLUMNS = (
@@ -36,8 +38,8 @@ def _spread(s: Scored) -> tuple[float, float] | None:
     return (min(costs), max(costs)) if len(costs) > 1 else None
 
 
-def scored_dict(s: Scored) -> dict[str, Any]:
-    """One design as plain data."""
+def scored_dict(s: Scored, goal: Sequence[Constraint] = ()) -> dict[str, Any]:
+    """One design as plain data (`seeds_meeting_goal`: of its runs, how many meet `goal` alone)."""
     spread = _spread(s)
     waits = [r.worst_p90 for r in s.runs]
     return {
@@ -49,6 +51,7 @@ def scored_dict(s: Scored) -> dict[str, Any]:
         "binding": s.verdict.binding,
         "result": s.result.as_dict(),
         "seeds": [r.seed for r in s.runs],
+        "seeds_meeting_goal": sum(judge(r, goal).feasible for r in s.runs),
         "spread": None
         if spread is None
         else {"cost_per_unit": list(spread), "worst_p90_s": [min(waits), max(waits)]},
@@ -69,8 +72,8 @@ def plan_dict(result: SearchResult, context: dict[str, Any]) -> dict[str, Any]:
         ],
         "goal": [c.text for c in result.goal],
         "rungs": [{"fraction": r.fraction, "designs": len(r.scored)} for r in result.rungs],
-        "reference": scored_dict(result.reference),
-        "winner": None if winner is None else scored_dict(winner),
+        "reference": scored_dict(result.reference, result.goal),
+        "winner": None if winner is None else scored_dict(winner, result.goal),
         "binding_constraint": None if winner is None else winner.verdict.binding,
         "next_cheaper": None
         if cheaper is None
@@ -80,8 +83,8 @@ def plan_dict(result: SearchResult, context: dict[str, Any]) -> dict[str, Any]:
             "cost_per_unit": cheaper.result.cost_per_unit,
             "violated": list(cheaper.verdict.violated),
         },
-        "finalists": [scored_dict(s) for s in result.finalists],
-        "evaluated": [scored_dict(s) for s in result.evaluated],
+        "finalists": [scored_dict(s, result.goal) for s in result.finalists],
+        "evaluated": [scored_dict(s, result.goal) for s in result.evaluated],
         "pareto": [s.design.id for s in pareto_front(result.evaluated)],
     }
 
@@ -168,7 +171,10 @@ def summary_lines(result: SearchResult, currency: str) -> list[str]:
     lines.append(
         f"winner {winner.design.id}: {_num(w.cost_per_unit, 3)} {currency} per accepted unit ({winner.design.label()})"
     )
-    lines.append(f"binding constraint: {winner.verdict.binding}")
+    met = sum(judge(r, result.goal).feasible for r in winner.runs)
+    lines.append(
+        f"binding constraint: {winner.verdict.binding} (the goal is met by {met} of {len(winner.runs)} seeds alone)"
+    )
     cheaper = next_cheaper(result)
     if cheaper is not None:
         lines.append(

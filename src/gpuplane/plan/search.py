@@ -7,8 +7,9 @@ ones, then several seeds for the finalists.
   keeps the best 1/eta, gives those eta times more trace, and so on to the whole trace.
 - Ranking: designs that meet the goal first, by cost per accepted unit; then the others by how far
   they miss it; the design id breaks ties.
-- The best `finalists` run again with `seeds` seeds; each must meet the goal with every seed, the
-  mean cost per accepted unit ranks them, and the spread over the seeds is reported.
+- The spec as given (design 0) is kept at every rung, so it is always compared on the whole trace.
+- The best `finalists` run again with `seeds` seeds; the mean over the seeds is judged against the
+  goal and ranks them, and the spread over the seeds (and how many seeds meet the goal) is reported.
 """
 
 from __future__ import annotations
@@ -147,25 +148,22 @@ def mean_result(runs: Sequence[DesignResult]) -> DesignResult:
     return replace(first, **values)  # type: ignore[arg-type]
 
 
+def seeds_of(settings: Settings) -> list[int]:
+    """The seeds every finalist runs with: `seed`, `seed` + 1, ..."""
+    return [settings.seed + k for k in range(settings.seeds)]
+
+
 def _finalists(
     best: Sequence[Scored], settings: Settings, goal: Sequence[Constraint], run: Evaluate
 ) -> list[Scored]:
+    extra = seeds_of(settings)[1:]
     chosen = list(best[: settings.finalists])
-    extra = [settings.seed + k for k in range(1, settings.seeds)]
-    tasks = [Task(s.design.id, s.design.spec, 1.0, seed) for s in chosen for seed in extra]
-    results = run(tasks) if tasks else []
+    results = run([Task(s.design.id, s.design.spec, 1.0, seed) for s in chosen for seed in extra])
     out = []
     for i, s in enumerate(chosen):
         runs = (s.result, *results[i * len(extra) : (i + 1) * len(extra)])
-        verdicts = [judge(r, goal) for r in runs]
         mean = mean_result(runs)
-        verdict = judge(mean, goal)
-        if not all(v.feasible for v in verdicts):
-            violated = tuple(dict.fromkeys(t for v in verdicts for t in v.violated))
-            verdict = Verdict(
-                False, violated, verdict.binding, sum(v.violation for v in verdicts) / len(verdicts) or 1e-9
-            )
-        out.append(Scored(s.design, mean, verdict, runs))
+        out.append(Scored(s.design, mean, judge(mean, goal), runs))
     return sorted(out, key=lambda s: s.key)
 
 
@@ -187,6 +185,10 @@ def search(
         rungs.append(Rung(fraction, scored))
         keep = max(settings.finalists, math.ceil(len(scored) / settings.eta))
         current = [s.design for s in scored[:keep]]
+        if reference.design.id in {d.id for d in designs} and reference.design.id not in {
+            d.id for d in current
+        }:
+            current.append(reference.design)  # the spec as given always reaches the whole trace
     finalists = _finalists(rungs[-1].scored, settings, goal, run) if rungs and rungs[-1].scored else []
     winner = next((s for s in finalists if s.verdict.feasible), None)
     return SearchResult(

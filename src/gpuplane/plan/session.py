@@ -22,7 +22,7 @@ from gpuplane.plan.goal import default_goal, judge, parse_goal
 from gpuplane.plan.outputs import designs_csv, dumps, plan_dict
 from gpuplane.plan.report import build_report
 from gpuplane.plan.runner import Backend, Cache, Evaluator, InProcess, Progress, RayBackend
-from gpuplane.plan.search import Scored, SearchResult, Settings, search
+from gpuplane.plan.search import Scored, SearchResult, Settings, mean_result, search, seeds_of
 from gpuplane.plan.space import current_choice, derive_space
 from gpuplane.plan.spacefile import SpaceFile, load_space_file
 from gpuplane.sim import SimConfig
@@ -145,9 +145,10 @@ def execute(o: PlanOptions, progress: Progress | None = None) -> PlanRun:
     try:
         run = Evaluator(backend, cache, progress)
         ref = reference_design(spec)
-        (ref_result,) = run([Task(ref.id, ref.spec, 1.0, o.seed)])
-        goal = goal or default_goal(ref_result)
-        reference = Scored(ref, ref_result, judge(ref_result, goal), (ref_result,))
+        runs = run([Task(ref.id, ref.spec, 1.0, seed) for seed in seeds_of(settings)])
+        mean = mean_result(runs)
+        goal = goal or default_goal(mean)
+        reference = Scored(ref, mean, judge(mean, goal), tuple(runs))
         result = search(spec, space, reference, goal, run, settings)
     finally:
         exit_ = getattr(backend, "__exit__", None)
