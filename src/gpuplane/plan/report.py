@@ -50,8 +50,9 @@ def pareto_chart(
     return Html(svg.document(frame, title, body))
 
 
-def _row(rank: int, s: Scored) -> list[str | int | float | None]:
+def _row(rank: int, s: Scored, pools: Sequence[str]) -> list[str | int | float | None]:
     spread = [r.rank_cost for r in s.runs]
+    choices = dict(s.design.choices)
     return [
         rank,
         s.design.id,
@@ -62,7 +63,7 @@ def _row(rank: int, s: Scored) -> list[str | int | float | None]:
         s.result.availability * 100,
         s.result.completed_share * 100,
         "; ".join(s.verdict.violated),
-        s.design.label(),
+        *(choices[p].short() if p in choices else "" for p in pools),
     ]
 
 
@@ -97,6 +98,7 @@ def build_report(result: SearchResult, title: str, currency: str) -> Page:
             "Each point is a design run on the whole trace with the first seed; the line joins the designs no other beats on both axes.",
         ),
     )
+    pools = [name for name, _ in result.reference.design.choices]
     headers = [
         "#",
         "design",
@@ -107,12 +109,10 @@ def build_report(result: SearchResult, title: str, currency: str) -> Page:
         "availability %",
         "completed %",
         "violates",
-        "settings",
+        *pools,
     ]
-    page.section(
-        "Best designs",
-        table(headers, [_row(i, s) for i, s in enumerate(ranked(result)[:20], start=1)], float_format=",.3f"),
-    )
+    rows = [_row(i, s, pools) for i, s in enumerate(ranked(result)[:20], start=1)]
+    page.section("Best designs", figure(table(headers, rows, float_format=",.3f")))
     cheaper = next_cheaper(result)
     if winner is not None:
         why = [f"Binding constraint of the winner: {winner.verdict.binding}."]
