@@ -28,12 +28,20 @@ def known_metrics() -> dict[str, list[str]]:
     return {name: list(entry["metrics"]) for name, entry in data.items()}
 
 
-def _rule(alert: str, expr: str, for_: str, severity: str, summary: str, description: str) -> dict[str, Any]:
+def _rule(
+    alert: str,
+    expr: str,
+    for_: str,
+    severity: str,
+    summary: str,
+    description: str,
+    labels: dict[str, str] | None = None,
+) -> dict[str, Any]:
     return {
         "alert": alert,
         "expr": expr,
         "for": for_,
-        "labels": {"severity": severity},
+        "labels": {"severity": severity, **(labels or {})},
         "annotations": {"summary": summary, "description": description},
     }
 
@@ -82,7 +90,12 @@ def gpu_rules(spec: PlatformSpec) -> list[dict[str, Any]]:
 
 
 def pool_rules(spec: PlatformSpec) -> list[dict[str, Any]]:
-    """One alert per autoscaled GPU pool: the pool has been at maxNodes for a while."""
+    """One alert per autoscaled GPU pool: the pool has been at maxNodes for a while.
+
+    Each rule keeps the `pool` label in its expression and names its pool in its static labels:
+    rules with one alert name and one label set are duplicates to Prometheus (`promtool check
+    rules --lint-fatal` rejects them) and two full pools would reach Alertmanager as one alert.
+    """
     minutes = spec.monitoring.alerts.pool_at_max_minutes
     rules = []
     for pool in gpu_pools(spec):
@@ -91,12 +104,13 @@ def pool_rules(spec: PlatformSpec) -> list[dict[str, Any]]:
         rules.append(
             _rule(
                 "GPUPoolAtMaxNodes",
-                f'max(gpuplane_nodes{{pool="{pool.name}"}}) >= {pool.max_nodes}',
+                f'max by (pool) (gpuplane_nodes{{pool="{pool.name}"}}) >= {pool.max_nodes}',
                 f"{minutes}m",
                 "warning",
                 f"GPU pool {pool.name} is at its maximum of {pool.max_nodes} nodes",
                 f"Pool {pool.name} has run at maxNodes ({pool.max_nodes}) for {minutes} minutes; new work "
                 "waits. Raise maxNodes or the provider quota, or move work to another pool.",
+                labels={"pool": pool.name},
             )
         )
     return rules
