@@ -138,9 +138,9 @@ def test_alert_thresholds_come_from_the_spec() -> None:
         r["expr"] for g in rule["spec"]["groups"] for r in g["rules"] if r["alert"] == "GPUPoolAtMaxNodes"
     ]
     assert at_max == [
-        'max(gpuplane_nodes{pool="a100-spot"}) >= 2',
-        'max(gpuplane_nodes{pool="a100-mig"}) >= 3',
-        'max(gpuplane_nodes{pool="t4"}) >= 5',
+        'max by (pool) (gpuplane_nodes{pool="a100-spot"}) >= 2',
+        'max by (pool) (gpuplane_nodes{pool="a100-mig"}) >= 3',
+        'max by (pool) (gpuplane_nodes{pool="t4"}) >= 5',
     ]
 
 
