@@ -11,9 +11,11 @@ import pytest
 import yaml
 from render_helpers import SMALL_SPEC, rendered, small_spec, spec_from
 
+from gpuplane import providers
+from gpuplane.providers import aks, eks, gke
 from gpuplane.render.common import cost_tags
-from gpuplane.render.nodepools import aks, eks, generic, gke, nodepool_file
-from gpuplane.render.operator import provisioning_labels
+from gpuplane.render.device_configs import provisioning_labels
+from gpuplane.render.nodepools import nodepool_file, pool_setup
 
 
 def _commands(script: str, program: str) -> list[list[str]]:
@@ -36,7 +38,8 @@ def _values(words: list[str], flag: str) -> list[str]:
 @pytest.mark.parametrize("provider", ["aks", "gke", "generic"])
 def test_scripts_pass_bash_syntax_check_and_use_strict_mode(tmp_path: Path, provider: str) -> None:
     spec = small_spec(provider)
-    path, text, _ = nodepool_file(spec)
+    file = nodepool_file(spec)
+    path, text = file.path, file.text
     assert path.endswith(".sh")
     assert text.startswith("#!/usr/bin/env bash\n") and "set -euo pipefail\n" in text
     script = tmp_path / "s.sh"
@@ -56,7 +59,7 @@ def test_example_scripts_pass_bash_syntax_check(tmp_path: Path, example: Path) -
 
 def test_aks_pool_flags_cover_autoscaling_spot_taints_labels_and_zones() -> None:
     spec = spec_from(SMALL_SPEC)
-    commands = {_option(c, "--name"): c for c in _commands(aks.script(spec), "az aks nodepool add")}
+    commands = {_option(c, "--name"): c for c in _commands(nodepool_file(spec).text, "az aks nodepool add")}
     spot = commands["a100spot"]
     assert (_option(spot, "--min-count"), _option(spot, "--max-count")) == ("0", "2")
     assert "--enable-cluster-autoscaler" in spot
@@ -66,7 +69,9 @@ def test_aks_pool_flags_cover_autoscaling_spot_taints_labels_and_zones() -> None
         _option(spot, "--spot-max-price"),
     ) == ("Spot", "Delete", "-1")
     assert _option(spot, "--node-taints") == "nvidia.com/gpu=present:NoSchedule"
-    assert _option(spot, "--gpu-driver") == "none"
+    # The Azure CLI's enum spelling (acs/_params.py gpu_driver_install_modes: Install, None).
+    assert _option(spot, "--gpu-driver") == "None"
+    assert "--gpu-instance-profile" not in commands["a100mig"]  # MIG Manager partitions instead
     pool = spec.pool("a100-spot")
     assert pool is not None
     labels = dict(word.split("=", 1) for word in _values(spot, "--labels"))
@@ -81,20 +86,23 @@ def test_aks_pool_names_are_valid_and_unique() -> None:
         )
     )
     names = aks.aks_pool_names(spec)
+    assert providers.get("aks") is aks.PROVIDER
     assert len(set(names.values())) == len(names)
     for name in names.values():
         assert name.isalnum() and name.islower() and name[0].isalpha() and len(name) <= 12
 
 
-def test_gke_accelerator_flag_has_partition_size_or_sharing_strategy() -> None:
+def test_gke_provider_stack_accelerator_flag_has_partition_size_or_sharing_strategy() -> None:
     spec = small_spec(
         "gke",
         SMALL_SPEC.replace(
             "strategy: mixed, layout: [3g.40gb, 2g.20gb, 1g.10gb, 1g.10gb]",
             "strategy: single, config: all-1g.10gb",
-        ).replace("resource: nvidia.com/mig-3g.40gb, ", ""),
+        )
+        .replace("resource: nvidia.com/mig-3g.40gb, ", "")
+        .replace("resourceGroup: rg-small}", "resourceGroup: rg-small, gpuStack: provider}"),
     )
-    commands = {c[4]: c for c in _commands(gke.script(spec), "gcloud container node-pools create")}
+    commands = {c[4]: c for c in _commands(nodepool_file(spec).text, "gcloud container node-pools create")}
     assert (
         _option(commands["a100-mig"], "--accelerator")
         == "type=nvidia-a100-80gb,count=1,gpu-driver-version=latest,gpu-partition-size=1g.10gb"
@@ -107,20 +115,38 @@ def test_gke_accelerator_flag_has_partition_size_or_sharing_strategy() -> None:
     assert (_option(spot, "--total-min-nodes"), _option(spot, "--total-max-nodes")) == ("0", "2")
 
 
-def test_gke_mixed_mig_layout_is_reported_not_guessed() -> None:
+def test_gke_operator_stack_follows_nvidias_gke_guide() -> None:
+    # NVIDIA's GKE guide: GKE's device plugin off (label), its driver install off, COS nodes.
     spec = small_spec("gke")
+    text = nodepool_file(spec).text
+    commands = {c[4]: c for c in _commands(text, "gcloud container node-pools create")}
+    for name in ("a100-spot", "a100-mig", "t4"):
+        accel = _option(commands[name], "--accelerator")
+        assert accel.endswith("gpu-driver-version=disabled")
+        assert "gpu-partition-size" not in accel and "gpu-sharing-strategy" not in accel
+        assert "gke-no-default-nvidia-gpu-device-plugin=true" in _option(commands[name], "--node-labels")
+        assert _option(commands[name], "--image-type") == "COS_CONTAINERD"
+    assert (
+        "kubectl apply -f https://raw.githubusercontent.com/GoogleCloudPlatform/container-engine-accelerators/"
+        in text
+    )
+
+
+def test_gke_provider_stack_mixed_mig_layout_is_reported_not_guessed() -> None:
+    spec = small_spec("gke").model_copy(deep=True)
+    spec.cluster.gpu_stack = "provider"
     pool = spec.pool("a100-mig")
     assert pool is not None
-    flag, notes = gke.accelerator_flag(pool)
+    flag, notes = gke.accelerator_flag(spec, pool)
     assert flag is not None and "gpu-partition-size" not in flag
     assert notes and "one size" in notes[0]
 
 
 def test_eksctl_config_has_one_managed_group_per_pool() -> None:
     spec = small_spec("eks", SMALL_SPEC.replace("region: eastus", "region: us-east-1"))
-    path, text, _ = nodepool_file(spec)
-    assert path == "nodepools/eks-nodegroups.yaml"
-    config = yaml.safe_load(text)
+    file = nodepool_file(spec)
+    assert file.path == "nodepools/eks-nodegroups.yaml"
+    config = yaml.safe_load(file.text)
     assert (config["apiVersion"], config["kind"]) == ("eksctl.io/v1alpha5", "ClusterConfig")
     groups = {g["name"]: g for g in config["managedNodeGroups"]}
     assert set(groups) == {p.name for p in spec.node_pools}
@@ -128,12 +154,12 @@ def test_eksctl_config_has_one_managed_group_per_pool() -> None:
     assert spot["spot"] is True and (spot["minSize"], spot["maxSize"]) == (0, 2)
     assert spot["taints"] == [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]
     assert spot["tags"]["k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu"] == "4"
-    assert eks.cluster_config(spec) == config
+    assert eks.cluster_config(spec, [pool_setup(spec, p) for p in spec.node_pools]) == config
 
 
 def test_generic_script_labels_and_taints_named_nodes() -> None:
     spec = small_spec("generic")
-    text = generic.script(spec)
+    text = nodepool_file(spec).text
     assert 'kubectl label nodes --overwrite "$@"' in text
     assert 'kubectl taint nodes --overwrite "$@" nvidia.com/gpu=present:NoSchedule' in text
 
@@ -141,7 +167,7 @@ def test_generic_script_labels_and_taints_named_nodes() -> None:
 @pytest.mark.parametrize("provider", ["aks", "gke", "eks"])
 def test_cloud_resources_carry_the_pool_cost_tags(provider: str) -> None:
     spec = small_spec(provider)
-    _, text, _ = nodepool_file(spec)
+    text = nodepool_file(spec).text
     for pool in spec.node_pools:
         tags = cost_tags(spec, pool)
         assert tags["gpuplane-pool"] == pool.name and tags["gpuplane-cluster"] == "small"

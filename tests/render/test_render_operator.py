@@ -11,7 +11,8 @@ import pytest
 import yaml
 from render_helpers import REPO, SMALL_SPEC, rendered, small_spec, spec_from
 
-from gpuplane.render import operator
+from gpuplane import providers
+from gpuplane.render import device_configs, operator
 from gpuplane.sharing import mig
 
 MIG_PARTED_TOP = {"version", "mig-configs"}
@@ -34,7 +35,7 @@ def _check_mig_parted_format(config: dict[str, Any]) -> None:
 
 def test_mig_parted_configmap_has_each_pool_layout_in_mig_parted_format() -> None:
     spec = spec_from(SMALL_SPEC)
-    cm = operator.mig_parted_configmap(spec)
+    cm = device_configs.mig_parted_configmap(spec)
     assert cm is not None and cm["metadata"]["namespace"] == "gpu-operator"
     config = yaml.safe_load(cm["data"]["config.yaml"])
     _check_mig_parted_format(config)
@@ -54,7 +55,7 @@ def test_mig_layouts_in_the_configmap_fit_their_gpu() -> None:
         config = yaml.safe_load(next(d for d in yaml.safe_load_all(cm) if d)["data"]["config.yaml"])
         _check_mig_parted_format(config)
         for pool in spec.node_pools:
-            name = operator.mig_config_name(pool)
+            name = device_configs.mig_config_name(pool)
             if name is None:
                 continue
             acc = load_catalog().accelerator(pool.accelerator or "")
@@ -64,30 +65,37 @@ def test_mig_layouts_in_the_configmap_fit_their_gpu() -> None:
             assert mig.check_layout(acc, layout).fits
 
 
-def test_mig_pool_nodes_select_their_config_and_shared_pools_their_plugin_key() -> None:
+def test_mig_and_shared_pools_select_their_own_plugin_config() -> None:
     spec = spec_from(SMALL_SPEC)
-    labels = {p.name: operator.provisioning_labels(spec, p) for p in spec.node_pools}
-    assert labels["a100-mig"][operator.MIG_CONFIG_LABEL] == "gpuplane-a100-mig"
-    assert labels["t4"][operator.DEVICE_PLUGIN_CONFIG_LABEL] == "t4"
-    assert operator.MIG_CONFIG_LABEL not in labels["a100-spot"]
-    plugin = operator.device_plugin_configmap(spec)
+    labels = {p.name: device_configs.provisioning_labels(spec, p) for p in spec.node_pools}
+    assert labels["a100-mig"][device_configs.MIG_CONFIG_LABEL] == "gpuplane-a100-mig"
+    assert labels["a100-mig"][device_configs.DEVICE_PLUGIN_CONFIG_LABEL] == "a100-mig"
+    assert labels["t4"][device_configs.DEVICE_PLUGIN_CONFIG_LABEL] == "t4"
+    assert device_configs.MIG_CONFIG_LABEL not in labels["a100-spot"]
+    assert device_configs.DEVICE_PLUGIN_CONFIG_LABEL not in labels["a100-spot"]  # the default key
+    plugin = device_configs.device_plugin_configmap(spec)
     assert plugin is not None
-    assert set(plugin["data"]) == {"default", "t4"}
+    assert set(plugin["data"]) == {"default", "a100-mig", "t4"}
+    assert yaml.safe_load(plugin["data"]["default"]) == {"version": "v1", "flags": {"migStrategy": "none"}}
+    assert yaml.safe_load(plugin["data"]["a100-mig"]) == {"version": "v1", "flags": {"migStrategy": "mixed"}}
     t4 = yaml.safe_load(plugin["data"]["t4"])
     assert t4["sharing"]["timeSlicing"]["resources"] == [{"name": "nvidia.com/gpu", "replicas": 4}]
 
 
-def test_operator_values_wire_the_configmaps_and_the_mig_strategy() -> None:
+def test_operator_values_wire_the_configmaps_and_leave_the_mig_strategy_to_each_node() -> None:
     spec = spec_from(SMALL_SPEC)
     values = operator.operator_values(spec)
+    assert values is not None
     assert values["devicePlugin"]["config"] == {
         "create": False,
-        "name": operator.DEVICE_PLUGIN_CONFIGMAP,
+        "name": device_configs.DEVICE_PLUGIN_CONFIGMAP,
         "default": "default",
     }
     assert values["migManager"]["enabled"] is True
-    assert values["migManager"]["config"]["name"] == operator.MIG_CONFIGMAP
-    assert values["mig"]["strategy"] == "mixed"
+    assert values["migManager"]["config"]["name"] == device_configs.MIG_CONFIGMAP
+    # An empty strategy keeps MIG_STRATEGY off the plugin and GFD (clusterpolicy.yaml @v26.7.0
+    # omits it), so each node's config.flags.migStrategy decides.
+    assert values["mig"]["strategy"] == ""
     assert values["dcgmExporter"]["serviceMonitor"]["enabled"] is True
     assert values["dcgmExporter"]["serviceMonitor"]["honorLabels"] is True  # account joins on pod labels
     assert values["driver"]["enabled"] is True
@@ -106,22 +114,94 @@ def test_driver_version_comes_from_the_pools() -> None:
             "    sharing: {mode: exclusive}", '    driverVersion: "550.90.07"\n    sharing: {mode: exclusive}'
         )
     )
-    assert operator.operator_values(spec)["driver"]["version"] == "550.90.07"
+    values = operator.operator_values(spec)
+    assert values is not None and values["driver"]["version"] == "550.90.07"
 
 
-def test_gke_uses_its_own_gpu_stack_and_writes_no_sharing_configmaps() -> None:
+def test_aks_driver_defaults_to_the_chart_release_the_values_target() -> None:
+    # GPU Operator v26.7.0 values.yaml: driver.version "595.91.07".
+    values = operator.operator_values(spec_from(SMALL_SPEC))
+    assert values is not None and values["driver"] == {"enabled": True, "version": "595.91.07"}
+
+
+def test_gke_operator_values_and_quota_follow_nvidias_gke_guide() -> None:
+    # NVIDIA GKE guide (google-gke.rst): driver.enabled=false, toolkit and driver paths at
+    # /home/kubernetes/bin/nvidia, CDI on, MIG Manager WITH_REBOOT=true, and the quota below.
     spec = small_spec("gke")
     values = operator.operator_values(spec)
-    assert values["driver"]["enabled"] is False
-    assert values["devicePlugin"]["enabled"] is False
+    assert values is not None
+    assert values["driver"] == {"enabled": False}
+    assert values["toolkit"] == {"enabled": True, "installDir": "/home/kubernetes/bin/nvidia"}
+    assert values["hostPaths"] == {"driverInstallDir": "/home/kubernetes/bin/nvidia"}
+    assert values["cdi"] == {"enabled": True}
+    assert values["migManager"]["env"] == [{"name": "WITH_REBOOT", "value": "true"}]
+    assert values["devicePlugin"]["enabled"] is True
+    assert device_configs.mig_parted_configmap(spec) is not None
+    [quota] = providers.get("gke").namespace_objects(spec, "gpu-operator")
+    assert quota == {
+        "apiVersion": "v1",
+        "kind": "ResourceQuota",
+        "metadata": {"name": "gpu-operator-quota", "namespace": "gpu-operator"},
+        "spec": {
+            "hard": {"pods": 100},
+            "scopeSelector": {
+                "matchExpressions": [
+                    {
+                        "operator": "In",
+                        "scopeName": "PriorityClass",
+                        "values": ["system-node-critical", "system-cluster-critical"],
+                    }
+                ]
+            },
+        },
+    }
+
+
+def test_gke_133_and_later_toolkit_reads_the_runtime_config_from_file() -> None:
+    # NVIDIA GKE guide note: GKE 1.33+ needs RUNTIME_CONFIG_SOURCE=file in the toolkit container.
+    old = operator.operator_values(small_spec("gke"))
+    new = operator.operator_values(
+        small_spec("gke", SMALL_SPEC.replace('kubernetesVersion: "1.30"', 'kubernetesVersion: "1.33"'))
+    )
+    assert old is not None and new is not None
+    assert "env" not in old["toolkit"]
+    assert new["toolkit"]["env"] == [{"name": "RUNTIME_CONFIG_SOURCE", "value": "file"}]
+
+
+def test_gke_own_stack_installs_no_gpu_operator() -> None:
+    spec = small_spec("gke").model_copy(deep=True)
+    spec.cluster.gpu_stack = "provider"
+    assert operator.operator_values(spec) is None
+    assert device_configs.mig_parted_configmap(spec) is None
+    assert device_configs.device_plugin_configmap(spec) is None
+
+
+def test_aks_own_stack_keeps_aks_driver_and_toolkit_and_no_mig_manager() -> None:
+    # NVIDIA AKS page, "Installing the Operator for Preinstalled Driver and Toolkit".
+    spec = spec_from(SMALL_SPEC).model_copy(deep=True)
+    spec.cluster.gpu_stack = "provider"
+    values = operator.operator_values(spec)
+    assert values is not None
+    assert values["driver"] == {"enabled": False} and values["toolkit"] == {"enabled": False}
+    assert values["operator"] == {"runtimeClass": "nvidia-container-runtime"}
     assert values["migManager"]["enabled"] is False
-    assert operator.mig_parted_configmap(spec) is None
-    assert operator.device_plugin_configmap(spec) is None
+    assert device_configs.mig_parted_configmap(spec) is None
+    plugin = device_configs.device_plugin_configmap(spec)  # the operator's device plugin still runs
+    assert (
+        plugin is not None and yaml.safe_load(plugin["data"]["a100-mig"])["flags"]["migStrategy"] == "mixed"
+    )
 
 
-# GPU Operator chart values keys render may set: nvidia.md section 5 (values.yaml @ v26.7.0) and the
-# chart's `hostPaths` block (rootFS, driverInstallDir).
+# GPU Operator chart values keys render may set: nvidia.md section 5 (values.yaml @ v26.7.0), the
+# chart's `hostPaths` block (rootFS, driverInstallDir), and keys read in deployments/gpu-operator/
+# values.yaml and templates/clusterpolicy.yaml @v26.7.0: cdi.enabled, toolkit.installDir, toolkit.env,
+# migManager.env, operator.runtimeClass (the chart has no cdi.default any more).
 KNOWN_VALUE_KEYS = {
+    "cdi.enabled",
+    "toolkit.installDir",
+    "toolkit.env",
+    "migManager.env",
+    "operator.runtimeClass",
     "driver.enabled",
     "driver.version",
     "toolkit.enabled",
@@ -152,4 +232,5 @@ def _leaf_keys(tree: dict[str, Any], prefix: str = "") -> set[str]:
 
 @pytest.mark.parametrize("provider", ["aks", "gke", "eks", "generic"])
 def test_operator_values_use_only_known_chart_keys(provider: str) -> None:
-    assert _leaf_keys(operator.operator_values(small_spec(provider))) <= KNOWN_VALUE_KEYS
+    values = operator.operator_values(small_spec(provider))
+    assert values is not None and _leaf_keys(values) <= KNOWN_VALUE_KEYS

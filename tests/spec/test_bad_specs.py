@@ -164,7 +164,7 @@ nodePools:
 """
         + POOL_A100,
         "cluster.provider",
-        "'aks', 'gke', 'eks' or 'generic'",
+        "unknown provider 'azure'; expected one of aks, gke, eks, generic",
     ),
     "duplicate_pool_name": (
         HEAD

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpuplane import providers
 from gpuplane.account.manifests import exporter_manifests
-from gpuplane.render import dashboard, kueue, monitoring, operator, tenancy
-from gpuplane.render.nodepools import gke, nodepool_file
-from gpuplane.render.writer import IndexEntry, RenderResult, index_markdown, index_yaml
-from gpuplane.render.yamlemit import emit
+from gpuplane.render import dashboard, device_configs, dra, kueue, monitoring, operator, tenancy
+from gpuplane.render.common import GPU_OPERATOR_NAMESPACE
+from gpuplane.render.nodepools import nodepool_file
+from gpuplane.render.writer import IndexEntry, RenderResult, index_markdown, index_yaml, yaml_documents
 from gpuplane.spec.models import PlatformSpec
+from gpuplane.yamlemit import emit
 
 
 def _kueue_files(spec: PlatformSpec, api: str, result: RenderResult) -> None:
@@ -54,12 +56,16 @@ def _kueue_files(spec: PlatformSpec, api: str, result: RenderResult) -> None:
         header = (
             "# Merge into Kueue's controller_manager_config.yaml (ConfigMap kueue-manager-config in\n"
             "# kueue-system, or the Helm chart's managerConfig.controllerManagerConfigYaml), then restart\n"
-            "# the kueue controller: fair sharing is an installation-wide setting, not an object to apply.\n"
+            "# the kueue controller: fair sharing and DRA device-class mappings are installation-wide\n"
+            "# settings, not objects to apply.\n"
         )
+        parts = (
+            ["fair sharing on, with the spec's preemption strategies"] if "fairSharing" in config else []
+        ) + (["DRA deviceClassMappings (DeviceClass -> quota name)"] if "resources" in config else [])
         result.add_text(
             "kueue/kueue-configuration.yaml",
             "kueue",
-            "Kueue Configuration fragment: fair sharing on, with the spec's preemption strategies",
+            "Kueue Configuration fragment: " + "; ".join(parts),
             header + emit(config),
         )
 
@@ -108,14 +114,16 @@ def _tenancy_files(spec: PlatformSpec, result: RenderResult) -> None:
 
 
 def _device_files(spec: PlatformSpec, result: RenderResult) -> None:
-    result.add_text(
-        "devices/gpu-operator-values.yaml",
-        "devices",
-        "GPU Operator Helm values: driver, toolkit, "
-        "device plugin and its config, DCGM exporter with ServiceMonitor, MIG manager, MIG strategy",
-        operator.operator_values_text(spec),
-    )
-    mig = operator.mig_parted_configmap(spec)
+    values = operator.operator_values_text(spec)
+    if values is not None:
+        result.add_text(
+            "devices/gpu-operator-values.yaml",
+            "devices",
+            "GPU Operator Helm values: driver, toolkit, "
+            "device plugin and its per-node configs, DCGM exporter with ServiceMonitor, MIG manager",
+            values,
+        )
+    mig = device_configs.mig_parted_configmap(spec)
     if mig:
         result.add_objects(
             "devices/mig-parted-config.yaml",
@@ -123,16 +131,57 @@ def _device_files(spec: PlatformSpec, result: RenderResult) -> None:
             "MIG layouts per pool; nodes select one with the nvidia.com/mig.config label",
             [mig],
         )
-    plugin = operator.device_plugin_configmap(spec)
+    plugin = device_configs.device_plugin_configmap(spec)
     if plugin:
         result.add_objects(
             "devices/device-plugin-config.yaml",
             "devices",
-            "time-slicing / MPS configs per pool; "
+            "device-plugin configs per pool (MIG strategy, time-slicing, MPS); "
             "nodes select one with the nvidia.com/device-plugin.config label",
             [plugin],
         )
+    stack_objects = providers.get(spec.cluster.provider).namespace_objects(spec, GPU_OPERATOR_NAMESPACE)
+    result.add_objects(
+        "devices/gpu-operator-quota.yaml",
+        "devices",
+        "the ResourceQuota that admits the GPU Operator's system-critical pods (NVIDIA's GKE guide)",
+        stack_objects,
+    )
     result.notes.extend(operator.operator_notes(spec))
+
+
+def _dra_files(spec: PlatformSpec, result: RenderResult) -> None:
+    values = dra.driver_values_text(spec)
+    if values is None:
+        return
+    result.add_text(
+        "devices/dra-driver-values.yaml",
+        "devices",
+        "Helm values of NVIDIA's DRA driver: only on the DRA pools, with the feature gates their sharing needs",
+        values,
+    )
+    result.add_objects(
+        "dra/device-classes.yaml",
+        "dra",
+        "one DeviceClass per kind of device the DRA pools offer (whole GPU, MIG profile, shared GPU)",
+        [dra.device_class(spec, kind) for kind in dra.dra_kinds(spec)],
+    )
+    result.add_objects(
+        "dra/resource-claim-templates.yaml",
+        "dra",
+        "per team namespace, a ResourceClaimTemplate for each kind its pools offer (what Kueue counts)",
+        dra.claim_templates(spec),
+    )
+    examples = dra.example_workloads(spec)
+    if examples:
+        header = "# Example Jobs (not applied by render -o -): each claims one device through Kueue.\n"
+        result.add_text(
+            "dra/example-workloads.yaml",
+            "dra",
+            "example Jobs that claim each kind of device through their team's LocalQueue",
+            yaml_documents(examples, header),
+            tuple(f"Job {o['metadata']['namespace']}/{o['metadata']['name']}" for o in examples),
+        )
 
 
 def _monitoring_files(spec: PlatformSpec, result: RenderResult) -> None:
@@ -186,10 +235,10 @@ def render_all(spec: PlatformSpec, kueue_api: str = "v1beta2") -> RenderResult:
     result.notes.extend(_quota_notes(spec))
     _tenancy_files(spec, result)
     _device_files(spec, result)
-    path, text, why = nodepool_file(spec)
-    result.add_text(path, "nodepools", why, text)
-    if spec.cluster.provider == "gke":
-        result.notes.extend(gke.notes(spec))
+    _dra_files(spec, result)
+    pools = nodepool_file(spec)
+    result.add_text(pools.path, "nodepools", pools.why, pools.text)
+    result.notes.extend(pools.notes)
     _monitoring_files(spec, result)
     result.index.append(
         IndexEntry("index.yaml", "index", "this index, machine-readable: every file, its objects and why")

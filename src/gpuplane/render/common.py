@@ -5,13 +5,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from gpuplane import providers
 from gpuplane.spec import derived
 from gpuplane.spec.models import NodePool, PlatformSpec, Taint
 
 GPU_OPERATOR_NAMESPACE = "gpu-operator"
-# Extra taints the provider puts on nodes by itself, which the pool's flavor must also carry.
-# AKS taints every spot node (https://learn.microsoft.com/azure/aks/spot-node-pool, read 2026-11).
-AKS_SPOT_TAINT = Taint(key="kubernetes.azure.com/scalesetpriority", value="spot", effect="NoSchedule")
 
 
 def managed_labels(extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -45,14 +43,12 @@ def k8s_object(api_version: str, kind: str, meta: dict[str, Any], **body: Any) -
 
 
 def effective_taints(spec: PlatformSpec, pool: NodePool) -> list[Taint]:
-    """The pool's spec taints plus the ones its provider adds on its own (AKS spot)."""
+    """The pool's spec taints plus the ones its provider adds on its own (AKS spot, from the
+    provider facts), which the pool's flavor must also carry."""
     taints = list(pool.taints)
-    if (
-        spec.cluster.provider == "aks"
-        and pool.spot.enabled
-        and all(t.key != AKS_SPOT_TAINT.key for t in taints)
-    ):
-        taints.append(AKS_SPOT_TAINT)
+    for taint in providers.get(spec.cluster.provider).pool_taints(spec, pool):
+        if all(t.key != taint.key for t in taints):
+            taints.append(taint)
     return taints
 
 

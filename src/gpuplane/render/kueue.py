@@ -10,14 +10,15 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from gpuplane.render import dra
 from gpuplane.render.common import effective_taints, k8s_object, metadata, taint_dict, toleration_for
 from gpuplane.render.quotas import FlavorQuota, team_flavor_quotas
 from gpuplane.spec import derived
 from gpuplane.spec.models import NodePool, PlatformSpec, Team
-from gpuplane.vocab import ANNOTATION_DEFAULT_PRIORITY
+from gpuplane.vocab import ANNOTATION_DEFAULT_PRIORITY, GROUP, KUEUE_CONFIG_GROUP, KUEUE_GROUP
 
 KueueApi = Literal["v1beta1", "v1beta2"]
-KUEUE_GROUP = "kueue.x-k8s.io"
+
 KUEUE_APIS: tuple[str, ...] = ("v1beta1", "v1beta2")
 # ResourceFlavor limits from the Kueue CRDs (nodeLabels maxProperties 8, nodeTaints maxItems 8).
 MAX_FLAVOR_LABELS = 8
@@ -35,7 +36,7 @@ def _api_version(api: str) -> str:
 def flavor_node_labels(pool: NodePool) -> dict[str, str]:
     """The pool's node labels as flavor nodeLabels: gpuplane's schema first, at most 8."""
     labels = derived.node_labels(pool)
-    ours = {k: v for k, v in labels.items() if k.startswith("gpuplane.io/")}
+    ours = {k: v for k, v in labels.items() if k.startswith(f"{GROUP}/")}
     theirs = {k: v for k, v in labels.items() if k not in ours}
     chosen = dict(ours)
     for key, value in theirs.items():
@@ -200,16 +201,22 @@ def kueue_objects(spec: PlatformSpec, api: str = "v1beta2") -> list[dict[str, An
 
 
 def kueue_configuration(spec: PlatformSpec, api: str = "v1beta2") -> dict[str, Any] | None:
-    """The part of Kueue's own `Configuration` the spec decides: fair sharing, when it is on.
+    """The part of Kueue's own `Configuration` the spec decides: fair sharing when it is on, and
+    `resources.deviceClassMappings` when pools use DRA (None when neither applies).
 
     Kueue turns fair sharing on for the whole installation when its Configuration has a
-    `fairSharing` section (v1beta1 also needs `enable: true`); `gpuplane explain` reads the same
-    object, so feeding it the rendered kueue/ folder reproduces the cluster's mode.
+    `fairSharing` section (v1beta1 also needs `enable: true`); DRA claims are charged to the quota
+    name their DeviceClass maps to. `gpuplane explain` reads the same object, so feeding it the
+    rendered kueue/ folder reproduces the cluster's mode and mappings.
     """
-    if not spec.queueing.fair_sharing.enabled:
-        return None
-    section: dict[str, Any] = {}
-    if api == "v1beta1":
-        section["enable"] = True
-    section["preemptionStrategies"] = list(spec.queueing.fair_sharing.preemption_strategies)
-    return {"apiVersion": f"config.kueue.x-k8s.io/{api}", "kind": "Configuration", "fairSharing": section}
+    config: dict[str, Any] = {"apiVersion": f"{KUEUE_CONFIG_GROUP}/{api}", "kind": "Configuration"}
+    if spec.queueing.fair_sharing.enabled:
+        section: dict[str, Any] = {}
+        if api == "v1beta1":
+            section["enable"] = True
+        section["preemptionStrategies"] = list(spec.queueing.fair_sharing.preemption_strategies)
+        config["fairSharing"] = section
+    mappings = dra.device_class_mappings(spec)
+    if mappings:
+        config["resources"] = {"deviceClassMappings": mappings}
+    return config if len(config) > 2 else None

@@ -1,163 +1,52 @@
-"""The GPU device stack: NVIDIA GPU Operator Helm values, the mig-parted ConfigMap for MIG pools
-and the device-plugin ConfigMap for time-slicing and MPS pools (nvidia.md sections 2, 3 and 5).
+"""The NVIDIA GPU Operator's Helm values for the spec: driver, toolkit, device plugin with its
+per-node configs, DCGM exporter with a ServiceMonitor, MIG Manager with the mig-parted configs
+(`device_configs`), and what the provider's GPU stack changes (`gpuplane.providers`: AKS skips
+its own driver, GKE follows NVIDIA's GKE guide, EKS's AMI brings driver and toolkit).
 
-Nodes pick their MIG layout with the `nvidia.com/mig.config` label and their sharing config with
-`nvidia.com/device-plugin.config`; `device_node_labels` gives both, and the node-pool scripts put
-them on the pool's nodes.
-
-Who installs what differs by provider: on AKS the pools skip the AKS driver (`--gpu-driver none`)
-and the operator manages driver, toolkit, device plugin and MIG; on EKS the accelerated AMI ships
-driver and toolkit; on GKE the node pools use GKE's own driver, device plugin, MIG partitioning and
-time-sharing (`--accelerator ...gpu-partition-size/gpu-sharing-strategy`), so the operator only runs
-the DCGM exporter and the MIG and sharing ConfigMaps are not written.
+`mig.strategy` is left empty so that each node's device-plugin config decides its MIG strategy:
+with a strategy in the ClusterPolicy the operator sets MIG_STRATEGY on the device plugin and GFD,
+which overrides every config's `flags.migStrategy` (gpu-operator controllers/object_controls.go
+applyMIGConfiguration, templates/clusterpolicy.yaml @v26.7.0; k8s-device-plugin
+api/config/v1/flags.go updateFromCLIFlag @1b826ac), and a cluster mixing single- and
+mixed-strategy pools would advertise the wrong names on one of them.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
-from gpuplane.catalog import load_catalog
-from gpuplane.render.common import GPU_OPERATOR_NAMESPACE, gpu_pools, k8s_object, metadata
+from gpuplane import providers
+from gpuplane.catalog.providers import chart_facts
+from gpuplane.providers.base import deep_merge
+from gpuplane.render.common import GPU_OPERATOR_NAMESPACE, gpu_pools
+from gpuplane.render.device_configs import (
+    DEFAULT_PLUGIN_KEY,
+    DEVICE_PLUGIN_CONFIGMAP,
+    MIG_CONFIGMAP,
+    MIG_DISABLED_CONFIG,
+    device_plugin_configs,
+    mig_by_operator,
+    mig_parted_config,
+)
 from gpuplane.render.writer import to_yaml
-from gpuplane.sharing import deviceplugin
 from gpuplane.spec import derived
-from gpuplane.spec.models import NodePool, PlatformSpec
-from gpuplane.vocab import DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_LABEL
+from gpuplane.spec.models import PlatformSpec
 
-MIG_CONFIGMAP = "gpuplane-mig-parted-config"
-DEVICE_PLUGIN_CONFIGMAP = "gpuplane-device-plugin-config"
-MIG_DISABLED_CONFIG = "all-disabled"  # ClusterPolicy migManager.config.default (nvidia.md 2.3)
-DEFAULT_PLUGIN_KEY = "default"
-MIG_PARTED_VERSION = "v1"  # mig-parted api/spec/v1 (nvidia.md 2.1)
-# Helm value keys follow NVIDIA/gpu-operator deployments/gpu-operator/values.yaml @ v26.7.0.
-OPERATOR_CHART = "nvidia/gpu-operator"
-OPERATOR_CHART_VERSION = "v26.7.0"
 DCGM_SERVICE_MONITOR_INTERVAL = "15s"  # chart default (nvidia.md section 5)
-GKE_DRIVER_DIR = "/home/kubernetes/bin/nvidia"  # where GKE installs the driver on its nodes
 
 
-def uses_operator_sharing(spec: PlatformSpec) -> bool:
-    """Whether MIG and sharing are configured through the operator (not GKE's native features)."""
-    return spec.cluster.provider != "gke"
-
-
-def mig_config_name(pool: NodePool) -> str | None:
-    """The mig-parted config a MIG pool's nodes select: its operator config or `gpuplane-<pool>`."""
-    if pool.sharing.mode != "mig":
-        return None
-    return pool.sharing.config or f"gpuplane-{pool.name}"
-
-
-def device_node_labels(spec: PlatformSpec, pool: NodePool) -> dict[str, str]:
-    """NVIDIA config-selection labels a pool's nodes need (none on GKE, none for exclusive pools)."""
-    if not uses_operator_sharing(spec) or not pool.is_gpu:
-        return {}
-    labels: dict[str, str] = {}
-    name = mig_config_name(pool)
-    if name:
-        labels[MIG_CONFIG_LABEL] = name
-    if pool.sharing.mode in ("time-slicing", "mps"):
-        labels[DEVICE_PLUGIN_CONFIG_LABEL] = pool.name
-    return labels
-
-
-def provisioning_labels(spec: PlatformSpec, pool: NodePool) -> dict[str, str]:
-    """Every label the node-pool scripts put on a pool's nodes."""
-    labels = derived.node_labels(pool)
-    labels.update(device_node_labels(spec, pool))
-    return dict(sorted(labels.items()))
-
-
-def mig_strategy(spec: PlatformSpec) -> str:
-    """The operator's one cluster-wide MIG strategy: mixed if any MIG pool is mixed."""
-    strategies = {p.sharing.strategy for p in gpu_pools(spec) if p.sharing.mode == "mig"}
-    return "mixed" if "mixed" in strategies else "single"
-
-
-def _mig_entries(pool: NodePool) -> list[dict[str, Any]]:
-    layout = derived.mig_layout(pool) or []
-    counts = Counter(layout)
-    entry: dict[str, Any] = {}
-    acc = load_catalog().accelerator(pool.accelerator or "")
-    if pool.sharing.config and acc is not None and acc.pci_device_ids:
-        entry["device-filter"] = list(acc.pci_device_ids)
-    entry["devices"] = "all"
-    entry["mig-enabled"] = True
-    entry["mig-devices"] = {profile: counts[profile] for profile in sorted(counts)}
-    return [entry]
-
-
-def mig_parted_config(spec: PlatformSpec) -> dict[str, Any] | None:
-    """The mig-parted config file: all-disabled plus one config per MIG pool's selection."""
-    if not uses_operator_sharing(spec):
-        return None
-    configs: dict[str, list[dict[str, Any]]] = {}
-    for pool in gpu_pools(spec):
-        name = mig_config_name(pool)
-        if name is None:
-            continue
-        entries = _mig_entries(pool)
-        existing = configs.setdefault(name, [])
-        for entry in entries:
-            if entry not in existing:
-                existing.append(entry)
-    if not configs:
-        return None
-    mig_configs: dict[str, Any] = {MIG_DISABLED_CONFIG: [{"devices": "all", "mig-enabled": False}]}
-    mig_configs.update(sorted(configs.items()))
-    return {"version": MIG_PARTED_VERSION, "mig-configs": mig_configs}
-
-
-def mig_parted_configmap(spec: PlatformSpec) -> dict[str, Any] | None:
-    """The ConfigMap MIG Manager reads (key `config.yaml`)."""
-    config = mig_parted_config(spec)
-    if config is None:
-        return None
-    return k8s_object(
-        "v1",
-        "ConfigMap",
-        metadata(MIG_CONFIGMAP, namespace=GPU_OPERATOR_NAMESPACE),
-        data={"config.yaml": to_yaml(config)},
-    )
-
-
-def device_plugin_configs(spec: PlatformSpec) -> dict[str, dict[str, Any]]:
-    """Device-plugin config per key: `default` for unshared nodes, one per shared pool."""
-    if not uses_operator_sharing(spec):
-        return {}
-    shared = [p for p in gpu_pools(spec) if p.sharing.mode in ("time-slicing", "mps")]
-    if not shared:
-        return {}
-    configs: dict[str, dict[str, Any]] = {
-        DEFAULT_PLUGIN_KEY: {
-            "version": deviceplugin.plugin_facts()["version"],
-            "flags": {"migStrategy": mig_strategy(spec)},
-        },
-    }
-    for pool in shared:
-        configs[pool.name] = deviceplugin.sharing_config(
-            pool.sharing.mode, pool.sharing.replicas, pool.sharing.rename_shared, mig_strategy="none"
-        )
-    return configs
-
-
-def device_plugin_configmap(spec: PlatformSpec) -> dict[str, Any] | None:
-    """The ConfigMap the device plugin reads; nodes pick a key with `nvidia.com/device-plugin.config`."""
-    configs = device_plugin_configs(spec)
-    if not configs:
-        return None
-    data = {key: to_yaml(value) for key, value in sorted(configs.items())}
-    return k8s_object(
-        "v1", "ConfigMap", metadata(DEVICE_PLUGIN_CONFIGMAP, namespace=GPU_OPERATOR_NAMESPACE), data=data
-    )
+def chart() -> dict[str, Any]:
+    """The GPU Operator chart facts (name, version, default driver; nvidia_charts.yaml)."""
+    facts: dict[str, Any] = chart_facts()["gpu_operator"]
+    return facts
 
 
 def driver_version(spec: PlatformSpec) -> tuple[str | None, list[str]]:
-    """The one driver version the operator installs, and notes when pools disagree."""
+    """The one driver version the operator installs (the pools' pin, else the chart's default),
+    and notes when pools disagree."""
     versions = sorted({p.driver_version for p in gpu_pools(spec) if p.driver_version})
     if not versions:
-        return None, []
+        return str(chart()["default_driver_version"]), []
     notes = []
     if len(versions) > 1:
         notes.append(
@@ -167,68 +56,69 @@ def driver_version(spec: PlatformSpec) -> tuple[str | None, list[str]]:
     return versions[-1], notes
 
 
-def _driver_values(spec: PlatformSpec) -> dict[str, Any]:
-    provider = spec.cluster.provider
-    if provider in ("eks", "gke"):
-        return {"enabled": False}
-    version, _ = driver_version(spec)
-    out: dict[str, Any] = {"enabled": True}
-    if version:
-        out["version"] = version
-    return out
-
-
-def operator_values(spec: PlatformSpec) -> dict[str, Any]:
-    """GPU Operator Helm values: driver, toolkit, device plugin and its config, DCGM exporter with a
-    ServiceMonitor, MIG manager with its config, and the MIG strategy."""
-    native = not uses_operator_sharing(spec)
-    has_mig = any(p.sharing.mode == "mig" for p in gpu_pools(spec))
-    values: dict[str, Any] = {"driver": _driver_values(spec)}
-    values["toolkit"] = {"enabled": spec.cluster.provider not in ("eks", "gke")}
-    plugin: dict[str, Any] = {"enabled": not native}
+def _base_values(spec: PlatformSpec) -> dict[str, Any]:
+    pools = gpu_pools(spec)
+    plugin: dict[str, Any] = {"enabled": any(not derived.is_dra(p) for p in pools) or not pools}
     if device_plugin_configs(spec):
         plugin["config"] = {"create": False, "name": DEVICE_PLUGIN_CONFIGMAP, "default": DEFAULT_PLUGIN_KEY}
-    values["devicePlugin"] = plugin
-    values["dcgmExporter"] = {
-        "enabled": True,
-        # honorLabels keeps the exporter's pod/namespace labels (the GPU's workload) instead of
-        # the scrape target's (the exporter's own pod); gpuplane account joins on them.
-        "serviceMonitor": {"enabled": True, "interval": DCGM_SERVICE_MONITOR_INTERVAL, "honorLabels": True},
+    mig_manager: dict[str, Any] = {
+        "enabled": mig_by_operator(spec) and any(p.sharing.mode == "mig" for p in pools)
     }
-    mig_manager: dict[str, Any] = {"enabled": has_mig and not native}
     if mig_parted_config(spec):
         mig_manager["config"] = {"create": False, "name": MIG_CONFIGMAP, "default": MIG_DISABLED_CONFIG}
-    values["migManager"] = mig_manager
-    values["mig"] = {"strategy": mig_strategy(spec)}
-    if native:
-        values["hostPaths"] = {"driverInstallDir": GKE_DRIVER_DIR}
+    return {
+        "driver": {"enabled": True},
+        "toolkit": {"enabled": True},
+        "devicePlugin": plugin,
+        "dcgmExporter": {
+            "enabled": True,
+            # honorLabels keeps the exporter's pod/namespace labels (the GPU's workload) instead of
+            # the scrape target's (the exporter's own pod); gpuplane account joins on them.
+            "serviceMonitor": {
+                "enabled": True,
+                "interval": DCGM_SERVICE_MONITOR_INTERVAL,
+                "honorLabels": True,
+            },
+        },
+        "migManager": mig_manager,
+        "mig": {"strategy": ""},
+    }
+
+
+def operator_values(spec: PlatformSpec) -> dict[str, Any] | None:
+    """GPU Operator Helm values (keys of the chart's values.yaml), or None when the spec's GPU
+    stack installs no GPU Operator (GKE's own stack)."""
+    stack = providers.get(spec.cluster.provider).operator_values(spec)
+    if stack is None:
+        return None
+    base = _base_values(spec)
+    if not base["migManager"]["enabled"]:
+        stack.get("migManager", {}).pop("env", None)
+    values = deep_merge(base, stack)
+    if values["driver"].get("enabled"):
+        values["driver"]["version"] = driver_version(spec)[0]
     return values
 
 
-def operator_values_text(spec: PlatformSpec) -> str:
-    """The values file with a header that says how to install it."""
+def operator_values_text(spec: PlatformSpec) -> str | None:
+    """The values file with a header that says how to install it (None without the operator)."""
+    values = operator_values(spec)
+    if values is None:
+        return None
+    facts = chart()
     header = (
         "# GPU Operator Helm values generated by gpuplane render from the platform spec.\n"
-        f"# Install: helm upgrade --install gpu-operator {OPERATOR_CHART} --version {OPERATOR_CHART_VERSION} \\\n"
+        f"# Install: helm upgrade --install gpu-operator {facts['chart']} --version {facts['version']} \\\n"
         f"#   --namespace {GPU_OPERATOR_NAMESPACE} --create-namespace -f gpu-operator-values.yaml\n"
-        "# Apply the ConfigMaps in this folder first: the values name them and set create: false.\n"
+        "# Apply the objects in this folder first: the values name the ConfigMaps and set create: false.\n"
+        "# mig.strategy is empty on purpose: each node's device-plugin config sets its own MIG strategy.\n"
     )
-    return header + to_yaml(operator_values(spec))
+    return header + to_yaml(values)
 
 
 def operator_notes(spec: PlatformSpec) -> list[str]:
     """Things the reader should know about the device stack of this spec."""
-    notes = list(driver_version(spec)[1])
-    pools = gpu_pools(spec)
-    strategies = {p.sharing.strategy for p in pools if p.sharing.mode == "mig"}
-    if len(strategies) > 1:
-        notes.append(
-            "MIG pools mix the single and mixed strategies; the operator applies one "
-            "(mixed) cluster-wide, so single-strategy pools advertise nvidia.com/mig-* resources"
-        )
-    if not uses_operator_sharing(spec):
-        notes.append(
-            "GKE: driver, device plugin, MIG partitions and time-sharing come from GKE "
-            "(see nodepools/gke-node-pools.sh); the GPU Operator values only run the DCGM exporter"
-        )
+    values = operator_values(spec)
+    notes = list(driver_version(spec)[1]) if values and values["driver"].get("enabled") else []
+    notes += providers.get(spec.cluster.provider).notes(spec)
     return notes

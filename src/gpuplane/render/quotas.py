@@ -4,16 +4,15 @@ requests is covered by the ClusterQueue (kueue.md section 5, "resource X unavail
 
 One unit of a GPU resource stands for a share of a physical GPU: a whole GPU, 1/replicas of a
 time-sliced or MPS GPU, 1/instances of a single-strategy MIG GPU, or compute slices / 7 of a
-mixed-strategy MIG instance. Its cpu and memory are that share of the pool's per-GPU cpu and memory.
+mixed-strategy or DRA MIG instance (a DRA claim of a whole or shared GPU is a whole GPU). Its cpu
+and memory are that share of the pool's per-GPU cpu and memory.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gpuplane.catalog import load_catalog
 from gpuplane.render.common import cpu_quantity, memory_quantity
-from gpuplane.sharing import resources as sharing_resources
 from gpuplane.spec import derived
 from gpuplane.spec.models import NodePool, PlatformSpec, Team
 
@@ -46,12 +45,7 @@ class _GpuQuota:
 
 def unit_gpu_share(pool: NodePool, resource: str) -> float:
     """The share of one physical GPU that one unit of `resource` is on this pool."""
-    per_gpu = derived.resources_per_gpu(pool)
-    acc = load_catalog().accelerator(pool.accelerator or "")
-    if pool.sharing.mode == "mig" and pool.sharing.strategy == "mixed" and acc is not None:
-        return sharing_resources.gpu_fraction(resource, acc)
-    units = per_gpu.get(resource, 0)
-    return 1.0 / units if units else 0.0
+    return derived.unit_gpu_share(pool, resource)
 
 
 def _gpu_quotas(pool: NodePool, team: Team) -> dict[str, _GpuQuota]:

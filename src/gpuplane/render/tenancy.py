@@ -14,11 +14,13 @@ from typing import Any
 
 import yaml
 
+from gpuplane.catalog.providers import chart_facts
 from gpuplane.render.common import GPU_OPERATOR_NAMESPACE, k8s_object, metadata
 from gpuplane.render.quotas import team_flavor_quotas
+from gpuplane.sharing import dra
 from gpuplane.spec import derived
 from gpuplane.spec.models import PlatformSpec, Team
-from gpuplane.vocab import LABEL_KUEUE_MANAGED
+from gpuplane.vocab import DRA_QUOTA_SUFFIX, LABEL_KUEUE_MANAGED
 
 # Pod Security Admission: GPU images often run as root, so `baseline` is enforced and
 # `restricted` only warned and audited (https://kubernetes.io/docs/concepts/security/pod-security-standards/).
@@ -49,11 +51,12 @@ def monitoring_namespace(spec: PlatformSpec) -> dict[str, Any]:
     return k8s_object("v1", "Namespace", metadata(spec.monitoring.namespace, labels=labels))
 
 
-def operator_namespace() -> dict[str, Any]:
-    """The GPU Operator's namespace; its DaemonSets need the `privileged` Pod Security level
-    (NVIDIA GPU Operator install docs label it so)."""
+def operator_namespace(name: str = GPU_OPERATOR_NAMESPACE) -> dict[str, Any]:
+    """The GPU Operator's (or the DRA driver's) namespace; their DaemonSets need the `privileged`
+    Pod Security level (NVIDIA GPU Operator install docs label it so; the DRA kubelet plugin runs
+    privileged, chart values kubeletPlugin.containers.gpus.securityContext)."""
     labels = {"pod-security.kubernetes.io/enforce": "privileged"}
-    return k8s_object("v1", "Namespace", metadata(GPU_OPERATOR_NAMESPACE, labels=labels))
+    return k8s_object("v1", "Namespace", metadata(name, labels=labels))
 
 
 def team_gpu_caps(spec: PlatformSpec, team: Team) -> dict[str, int]:
@@ -65,12 +68,21 @@ def team_gpu_caps(spec: PlatformSpec, team: Team) -> dict[str, int]:
     return dict(sorted(caps.items()))
 
 
+def quota_key(resource: str) -> str:
+    """The ResourceQuota key that limits a GPU resource: `requests.<extended resource>`, or for a
+    DRA quota name the devices claimed through its DeviceClass
+    (`<class>.deviceclass.resource.k8s.io/devices`, Kubernetes "Quota for DRA resource claims")."""
+    kind = dra.kind_of(resource)
+    return f"{kind.device_class}{DRA_QUOTA_SUFFIX}" if kind else f"requests.{resource}"
+
+
 def resource_quota(spec: PlatformSpec, team: Team, ns: str) -> dict[str, Any] | None:
-    """`requests.<gpu resource>` limits at what the team can hold through Kueue (None if no GPUs)."""
+    """GPU limits at what the team can hold through Kueue (None if no GPUs): extended resources by
+    `requests.`, DRA devices by DeviceClass."""
     caps = team_gpu_caps(spec, team)
     if not caps:
         return None
-    hard = {f"requests.{resource}": str(cap) for resource, cap in caps.items()}
+    hard = {quota_key(resource): str(cap) for resource, cap in caps.items()}
     meta = metadata("gpu-quota", namespace=ns, labels={derived.LABEL_TEAM: team.name})
     return k8s_object("v1", "ResourceQuota", meta, spec={"hard": hard})
 
@@ -189,5 +201,7 @@ def tenancy_objects(spec: PlatformSpec) -> dict[str, list[dict[str, Any]]]:
             out["network"] += network_policies(team, ns)
     out["namespaces"].append(monitoring_namespace(spec))
     out["namespaces"].append(operator_namespace())
+    if any(derived.is_dra(p) for p in spec.node_pools):
+        out["namespaces"].append(operator_namespace(chart_facts()["dra_driver"]["namespace"]))
     out["priority"] = priority_classes(spec)
     return out

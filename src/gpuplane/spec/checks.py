@@ -8,6 +8,7 @@ from gpuplane.catalog import load_catalog
 from gpuplane.errors import Problem
 from gpuplane.sharing import mig
 from gpuplane.spec import derived
+from gpuplane.spec.dra_checks import dra_platform_problems, dra_pool_problems
 from gpuplane.spec.models import NodePool, PlatformSpec
 
 Report = Callable[[tuple[str | int, ...], str, str], Problem]
@@ -20,7 +21,9 @@ def _sharing_problems(index: int, pool: NodePool, at: Report) -> Iterator[Proble
     if sharing.mode != "exclusive" and not pool.accelerator:
         yield at((*base, "mode"), f"sharing mode {sharing.mode} needs a GPU accelerator", "error")
         return
-    if sharing.mode in ("time-slicing", "mps"):
+    if derived.is_dra(pool):
+        yield from dra_pool_problems(index, pool, at)
+    elif sharing.mode in ("time-slicing", "mps"):
         if sharing.replicas < 2:
             yield at(
                 (*base, "replicas"), f"{sharing.mode} needs replicas >= 2 (got {sharing.replicas})", "error"
@@ -80,7 +83,7 @@ def _mig_problems(index: int, pool: NodePool, at: Report) -> Iterator[Problem]:
         if not fit.fits:
             yield at((*base, "layout"), f"layout does not fit one {acc.name}: {fit.reason}", "error")
             return
-    if sharing.strategy == "single" and len(set(layout)) > 1:
+    if sharing.strategy == "single" and len(set(layout)) > 1 and not derived.is_dra(pool):
         yield at(
             (*base, "strategy"), "MIG strategy single needs every instance of one profile; use mixed", "error"
         )
@@ -237,6 +240,12 @@ def check_spec(spec: PlatformSpec, at: Report) -> list[Problem]:
     problems += _team_problems(spec, broken, at)
     problems += _cohort_problems(spec, at)
     problems += _shared_time_slicing(spec, at)
+    problems += dra_platform_problems(spec, at)
+    if not any(p.severity == "error" for p in problems):
+        # Imported here: the provider modules import the spec models, which import this package.
+        from gpuplane.providers.checks import provider_problems
+
+        problems += provider_problems(spec, at)
     for name in spec.costs.pools:
         if spec.pool(name) is None:
             problems.append(

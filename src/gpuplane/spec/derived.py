@@ -7,7 +7,7 @@ builds its nodes from them and account matches Prometheus series with them.
 from __future__ import annotations
 
 from gpuplane.catalog import load_catalog
-from gpuplane.sharing import mig, resources
+from gpuplane.sharing import dra, mig, resources
 from gpuplane.spec.models import NodePool, PlatformSpec, Quota, Team
 from gpuplane.vocab import (
     LABEL_ACCELERATOR,
@@ -46,13 +46,32 @@ def mig_layout(pool: NodePool) -> list[str] | None:
     return mig.layout_for_config(pool.sharing.config, acc)
 
 
+def is_dra(pool: NodePool) -> bool:
+    """Whether the pool's GPUs are allocated through DRA (after resolution, `deviceApi` is set)."""
+    return pool.is_gpu and pool.device_api == "dra"
+
+
+def dra_kinds_per_gpu(pool: NodePool) -> dict[dra.DraKind, int]:
+    """The DRA device kinds one GPU of a DRA pool gives (empty for device-plugin pools)."""
+    if not is_dra(pool):
+        return {}
+    return dra.kinds_per_gpu(pool.sharing.mode, mig_layout(pool))
+
+
 def resources_per_gpu(pool: NodePool) -> dict[str, int]:
-    """Extended resources one physical GPU of the pool advertises (by the sharing mode)."""
+    """What one physical GPU of the pool offers, by name: the extended resources the device plugin
+    advertises (by the sharing mode), or on a DRA pool the quota names its claims are charged to."""
     if not pool.accelerator:
         return {}
     acc = load_catalog().accelerator(pool.accelerator)
     if acc is None:
         return {}
+    if is_dra(pool):
+        if pool.sharing.mode == "mig" and not mig.check_layout(acc, mig_layout(pool) or []).fits:
+            return {}
+        return {
+            kind.resource: n for kind, n in sorted(dra_kinds_per_gpu(pool).items(), key=lambda i: i[0].kind)
+        }
     sharing = pool.sharing
     return resources.per_gpu(
         acc,
@@ -65,8 +84,26 @@ def resources_per_gpu(pool: NodePool) -> dict[str, int]:
 
 
 def resources_per_node(pool: NodePool) -> dict[str, int]:
-    """Extended resources one node of the pool advertises."""
+    """What one node of the pool offers (extended resources, or DRA quota names on a DRA pool)."""
     return {name: count * pool.gpus for name, count in sorted(resources_per_gpu(pool).items())}
+
+
+def extended_resources_per_node(pool: NodePool) -> dict[str, int]:
+    """Extended resources a node's device plugin advertises (none on a DRA pool: its devices are in
+    ResourceSlices), as node capacity and cluster-autoscaler node templates name them."""
+    return {} if is_dra(pool) else resources_per_node(pool)
+
+
+def unit_gpu_share(pool: NodePool, resource: str) -> float:
+    """The share of one physical GPU that one unit of `resource` is on this pool: a MIG device its
+    compute slices over the GPU's, a replica 1/replicas, a whole-GPU unit 1."""
+    acc = load_catalog().accelerator(pool.accelerator or "")
+    if acc is not None and is_dra(pool):
+        return dra.gpu_fraction(resource, acc)
+    if acc is not None and pool.sharing.mode == "mig" and pool.sharing.strategy == "mixed":
+        return resources.gpu_fraction(resource, acc)
+    units = resources_per_gpu(pool).get(resource, 0)
+    return 1.0 / units if units else 0.0
 
 
 def max_resources(pool: NodePool) -> dict[str, int]:

@@ -46,6 +46,10 @@ Beyond types, the loader rejects (error, exit 2) or warns about:
 | a team quota above what the pool can hold at `maxNodes` (waiver `quota-above-capacity`) | warning |
 | a visualization-only GPU (M60) serving training or inference | warning |
 | a time-sliced or MPS pool holding quota of more than one team (no memory or fault isolation) | warning |
+| a design the provider cannot run, quoting the fact's source (`gpuplane providers` lists the facts): a `gpuStack` the provider has none of (EKS and generic have no provider stack); with `gpuStack: provider`, an AKS MIG layout no `--gpu-instance-profile` gives, a GKE MIG layout other than one `gpu-partition-size` filling the GPU, the mixed strategy or `renameShared` on GKE | error |
+| spot on a provider that cannot create spot capacity (generic); DRA on a provider that documents none (AKS) or below its version | warning |
+| a DRA pool (`deviceApi: dra`) with `replicas`, `renameShared` or a MIG `strategy` (device-plugin settings); DRA below Kubernetes 1.32 or on `gpuStack: provider`; more than 16 DRA device kinds (Kueue's `deviceClassMappings` limit) | error |
+| DRA below Kubernetes 1.34, where Kueue cannot account claims | warning |
 
 ## Derived facts and the label schema
 
@@ -83,6 +87,15 @@ def _type_name(annotation: Any) -> str:
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return f"[{annotation.__name__}](#{annotation.__name__.lower()})"
     return getattr(annotation, "__name__", str(annotation))
+
+
+def _field_type(info: FieldInfo) -> str:
+    """The annotation's name, or the values of a string field the schema enumerates (provider)."""
+    extra = info.json_schema_extra
+    values = extra.get("enum") if isinstance(extra, dict) else None
+    if isinstance(values, list):
+        return " \\| ".join(f"`{v}`" for v in values)
+    return _type_name(info.annotation)
 
 
 def _default(info: FieldInfo) -> str:
@@ -129,7 +142,7 @@ def generate_markdown() -> str:
         for name, info in model.model_fields.items():
             alias = info.alias or name
             desc = (info.description or "").replace("|", "\\|")
-            out.append(f"| `{alias}` | {_type_name(info.annotation)} | {_default(info)} | {desc} |\n")
+            out.append(f"| `{alias}` | {_field_type(info)} | {_default(info)} | {desc} |\n")
     return "".join(out)
 
 

@@ -49,6 +49,8 @@ def _validation_problems(file: str, raw: Any, exc: ValidationError) -> list[Prob
             message = "required field is missing"
         elif err["type"] == "literal_error":
             message = f"{err['msg']} (got {err.get('input')!r})"
+        elif err["type"] == "value_error" and "error" in err.get("ctx", {}):
+            message = str(err["ctx"]["error"])  # our validators' own sentence, without "Value error, "
         problems.append(problem_at(file, raw, parts, message, at_key=extra))
     return problems
 

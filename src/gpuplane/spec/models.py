@@ -12,9 +12,11 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
+from gpuplane.catalog.providers import renderable_names
 from gpuplane.vocab import GPU_TAINT_KEY, GPU_TAINT_VALUE
 
-Provider = Literal["aks", "gke", "eks", "generic"]
+GpuStack = Literal["operator", "provider"]
+DeviceApi = Literal["devicePlugin", "dra"]
 WorkloadClass = Literal["training", "inference", "batch"]
 TaintEffect = Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
 SharingMode = Literal["exclusive", "mig", "time-slicing", "mps"]
@@ -42,7 +44,12 @@ class Cluster(SpecModel):
     """The cluster itself."""
 
     name: str = Field(pattern=DNS_LABEL, max_length=63, description="Cluster name (DNS label).")
-    provider: Provider = Field(description="Where node pools are provisioned: aks, gke, eks or generic.")
+    provider: str = Field(
+        description="Where node pools are provisioned: "
+        + ", ".join(renderable_names())
+        + " (`gpuplane providers` lists what each does).",
+        json_schema_extra={"enum": list(renderable_names())},
+    )
     region: str = Field(
         default="", description="Cloud region (e.g. eastus, us-central1); prices are looked up here."
     )
@@ -63,6 +70,25 @@ class Cluster(SpecModel):
         return value
 
     resource_group: str = Field(default="", description="AKS resource group (used in `az` commands).")
+    gpu_stack: GpuStack = Field(
+        default="operator",
+        description="Who runs the GPU stack: operator (the NVIDIA GPU Operator: device plugin, MIG "
+        "Manager, DCGM; the provider's facts say who brings the driver) or provider (the provider's own "
+        "driver, MIG and sharing switches, e.g. AKS --gpu-instance-profile, GKE gpu-partition-size).",
+    )
+    device_api: DeviceApi = Field(
+        default="devicePlugin",
+        description="How pods get GPUs: devicePlugin (extended resources such as nvidia.com/gpu) or dra "
+        "(Dynamic Resource Allocation with NVIDIA's DRA driver); a pool may override it.",
+    )
+
+    @field_validator("provider")
+    @classmethod
+    def _known_provider(cls, value: str) -> str:
+        names = renderable_names()
+        if value not in names:
+            raise ValueError(f"unknown provider {value!r}; expected one of {', '.join(names)}")
+        return value
 
 
 class Taint(SpecModel):
@@ -143,6 +169,10 @@ class NodePool(SpecModel):
         description="Work the pool serves: training, inference, batch.",
     )
     driver_version: str | None = Field(default=None, description="NVIDIA driver version, e.g. 550.90.07.")
+    device_api: DeviceApi | None = Field(
+        default=None,
+        description="devicePlugin or dra for this pool; default: cluster.deviceApi.",
+    )
     sharing: Sharing = Field(default_factory=Sharing, description="How pods share the pool's GPUs.")
     waivers: list[Waiver] = Field(
         default_factory=list,

@@ -61,9 +61,18 @@ def _resolve_pool(spec: PlatformSpec, index: int, pool: NodePool, at: Locate) ->
     return problems
 
 
+def _inherit_device_api(spec: PlatformSpec, pool: NodePool) -> None:
+    """A pool without `deviceApi` takes the cluster's; it still counts as not set on the pool."""
+    if pool.device_api is None:
+        pool.device_api = spec.cluster.device_api
+        pool.model_fields_set.discard("device_api")
+
+
 def resolve_spec(spec: PlatformSpec, at: Locate) -> list[Problem]:
-    """Fill derived per-pool facts from the catalog; report unknown accelerators and mismatches."""
+    """Fill derived per-pool facts from the catalog and the cluster defaults; report unknown
+    accelerators and mismatches."""
     problems: list[Problem] = []
     for index, pool in enumerate(spec.node_pools):
+        _inherit_device_api(spec, pool)
         problems += _resolve_pool(spec, index, pool, at)
     return problems

@@ -32,6 +32,9 @@ LABEL_ACCEPTANCE_STEP = f"{GROUP}/acceptance-step"
 ANNOTATION_DEFAULT_PRIORITY = f"{GROUP}/default-priority-class"
 ANNOTATION_EXPECTED_RUNTIME = f"{GROUP}/expected-runtime"
 MANAGED_BY = "gpuplane"
+# DRA: the quota names Kueue maps gpuplane's DeviceClasses to, and the classes' name suffix.
+DRA_RESOURCE_PREFIX = f"dra.{GROUP}/"
+DRA_CLASS_SUFFIX = f".{GROUP}"
 
 
 @cache
@@ -73,6 +76,16 @@ CUDA_DRIVER_VERSION_MAJOR = _n("nvidia", "labels", "cuda_driver_version_major")
 CUDA_RUNTIME_VERSION_FULL = _n("nvidia", "labels", "cuda_runtime_version_full")
 CUDA_RUNTIME_MAJOR = _n("nvidia", "labels", "cuda_runtime_major")
 AMD_GPU_RESOURCE = _n("other_gpu_resources", "amd_gpu")
+DEPLOY_DEVICE_PLUGIN_LABEL = _n("nvidia", "labels", "deploy_device_plugin")
+
+# -- NVIDIA DRA driver ------------------------------------------------------------------------
+DRA_DRIVER = _n("nvidia_dra", "driver")
+DRA_GPU_CLASS = _n("nvidia_dra", "gpu_device_class")
+DRA_MIG_CLASS = _n("nvidia_dra", "mig_device_class")
+DRA_ATTRIBUTE_DOMAIN = _n("nvidia_dra", "attribute_domain")
+DRA_CONFIG_API_VERSION = _n("nvidia_dra", "config_api_version")
+DRA_GPU_CONFIG_KIND = _n("nvidia_dra", "gpu_config_kind")
+DRA_SHARING_STRATEGIES: dict[str, str] = dict(_names()["nvidia_dra"]["strategies"])
 
 # -- Kueue ------------------------------------------------------------------------------------
 KUEUE_GROUP = _n("kueue", "group")
@@ -81,11 +94,14 @@ PRIORITY_CLASS_LABEL = _n("kueue", "priority_class_label")
 POD_GROUP_NAME_LABEL = _n("kueue", "pod_group_name_label")
 POD_GROUP_TOTAL_COUNT_ANNOTATION = _n("kueue", "pod_group_total_count_annotation")
 JOB_MIN_PARALLELISM_ANNOTATION = _n("kueue", "job_min_parallelism_annotation")
+KUEUE_CONFIG_GROUP = _n("kueue", "config_group")
 
 # -- Kubernetes -------------------------------------------------------------------------------
 LABEL_MANAGED_BY = _n("kubernetes", "managed_by_label")
 INSTANCE_TYPE_LABEL = _n("kubernetes", "instance_type_label")
 ZONE_LABEL = _n("kubernetes", "zone_label")
+DRA_GROUP = _n("kubernetes", "dra_group")
+DRA_QUOTA_SUFFIX = _n("kubernetes", "dra_quota_suffix")
 
 
 def mig_resource(profile: str) -> str:
@@ -101,6 +117,11 @@ def is_mig_resource(name: str) -> bool:
 def is_nvidia_gpu_resource(name: str) -> bool:
     """True for the whole-GPU resource, its shared form and every MIG resource."""
     return name in (GPU_RESOURCE, GPU_SHARED_RESOURCE) or is_mig_resource(name)
+
+
+def is_dra_resource(name: str) -> bool:
+    """True for a quota name Kueue charges gpuplane's DRA DeviceClasses to (`dra.gpuplane.io/...`)."""
+    return name.startswith(DRA_RESOURCE_PREFIX)
 
 
 def ksm_resource(name: str) -> str:

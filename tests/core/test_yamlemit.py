@@ -10,7 +10,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpuplane.render.yamlemit import emit, scalar
+from gpuplane.yamlemit import emit, scalar
 
 scalars = st.one_of(
     st.none(),

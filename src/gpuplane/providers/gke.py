@@ -1,0 +1,202 @@
+"""GKE: one `gcloud container node-pools create` per pool with the accelerator type and count,
+total-size autoscaling, spot, node labels and taints.
+
+With the GPU Operator (operator stack) the pools follow NVIDIA's GKE guide ("Using the Google Driver
+Installer"): GKE's device plugin off (node label), GKE's driver installation off
+(`gpu-driver-version=disabled`) and Google's driver installer DaemonSet applied instead, COS nodes;
+the operator's values put the toolkit and driver paths at /home/kubernetes/bin/nvidia with CDI on,
+and a ResourceQuota admits its system-critical pods. With GKE's own stack (provider stack) the
+`--accelerator` flag carries `gpu-driver-version=latest`, `gpu-partition-size` (one MIG size per
+pool) and `gpu-sharing-strategy` with `max-shared-clients-per-gpu` (keys as gcloud validates them).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from gpuplane.catalog import load_catalog
+from gpuplane.errors import Problem
+from gpuplane.k8s_versions import version_at_least
+from gpuplane.providers.base import BaseProvider, NodePoolFile, PoolSetup, Report
+from gpuplane.providers.shell import PROLOGUE, command, env_default, q
+from gpuplane.spec import derived
+from gpuplane.spec.models import NodePool, PlatformSpec
+
+WHY = "creates the GKE node pools (gcloud container node-pools create) with accelerators, GPU stack flags, labels, taints and autoscaling"
+GKE_SHARING = {"time-slicing": "time-sharing", "mps": "mps"}
+
+
+def _partition_keys(pool: NodePool) -> tuple[list[str], list[str]]:
+    layout = sorted(set(derived.mig_layout(pool) or []))
+    if len(layout) == 1:
+        return [f"gpu-partition-size={layout[0]}"], []
+    return [], [
+        f"pool {pool.name}: GKE partitions a pool's GPUs into one size only; "
+        f"the layout {', '.join(layout)} cannot be expressed, no partition size set"
+    ]
+
+
+def accelerator_flag(spec: PlatformSpec, pool: NodePool) -> tuple[str | None, list[str]]:
+    """The `--accelerator` value and notes about what GKE cannot express for this pool."""
+    if not pool.is_gpu:
+        return None, []
+    notes: list[str] = []
+    gke_type = load_catalog().gke_accelerator_type(pool.accelerator or "", pool.vm_size or None)
+    if gke_type is None:
+        notes.append(
+            f"pool {pool.name}: no GKE accelerator type known for {pool.accelerator}; check the script"
+        )
+        gke_type = (pool.accelerator or "").lower()
+    parts = [f"type={gke_type}", f"count={pool.gpus}"]
+    parts += [f"{k}={v}" for k, v in (PROVIDER.stack(spec).get("accelerator_keys") or {}).items()]
+    sharing = pool.sharing
+    if PROVIDER.mig_method(spec) == "partition-size" and sharing.mode == "mig":
+        keys, more = _partition_keys(pool)
+        parts += keys
+        notes += more
+    elif PROVIDER.sharing_method(spec) == "provider" and sharing.mode in GKE_SHARING:
+        parts += [
+            f"gpu-sharing-strategy={GKE_SHARING[sharing.mode]}",
+            f"max-shared-clients-per-gpu={sharing.replicas}",
+        ]
+    return ",".join(parts), notes
+
+
+def _pool_command(spec: PlatformSpec, setup: PoolSetup) -> str:
+    pool = setup.pool
+    words = ["gcloud container node-pools create", q(pool.name), "--cluster", '"$CLUSTER_NAME"']
+    words += ["--region", '"$REGION"']
+    if pool.vm_size:
+        words += ["--machine-type", q(pool.vm_size)]
+    accel, _ = accelerator_flag(spec, pool)
+    if accel:
+        words += ["--accelerator", q(accel)]
+        image = PROVIDER.stack(spec).get("image_type")
+        if image:
+            words += ["--image-type", q(image)]
+    if pool.zones:
+        words += ["--node-locations", q(",".join(pool.zones))]
+    per_zone = math.ceil(pool.min_nodes / max(len(pool.zones), 1))
+    words += ["--num-nodes", q(per_zone), "--enable-autoscaling"]
+    words += ["--total-min-nodes", q(pool.min_nodes), "--total-max-nodes", q(pool.max_nodes)]
+    if pool.spot.enabled:
+        words.append("--spot")
+    words += ["--node-labels", q(",".join(f"{k}={v}" for k, v in setup.labels.items()))]
+    words += ["--labels", q(",".join(f"{k}={v}" for k, v in setup.cost_tags.items()))]
+    if setup.taints:
+        words += ["--node-taints", q(",".join(f"{t.key}={t.value}:{t.effect}" for t in setup.taints))]
+    return (
+        f"# pool {pool.name}: {pool.accelerator or 'CPU'} x{pool.gpus} per node, {pool.min_nodes}-{pool.max_nodes} nodes\n"
+        + command(words)
+    )
+
+
+class GkeProvider(BaseProvider):
+    """Google Kubernetes Engine."""
+
+    name = "gke"
+
+    def nodepool_file(self, spec: PlatformSpec, pools: Sequence[PoolSetup]) -> NodePoolFile:
+        """The whole GKE provisioning script (and, operator stack, Google's driver installer)."""
+        parts = [PROLOGUE, env_default("CLUSTER_NAME", spec.cluster.name)]
+        parts += [env_default("REGION", spec.cluster.region), "\n"]
+        for setup in pools:
+            parts += [_pool_command(spec, setup), "\n"]
+        installer = self.stack(spec).get("driver_installer")
+        if installer and any(s.pool.is_gpu for s in pools):
+            parts.append(
+                "# GKE's driver installation is off on these pools (gpu-driver-version=disabled), as\n"
+                "# NVIDIA's GKE guide asks when the GPU Operator runs: Google's installer DaemonSet\n"
+                "# installs the driver on the COS nodes instead.\n"
+                f"kubectl apply -f {q(installer)}\n"
+            )
+        notes = [n for s in pools for n in accelerator_flag(spec, s.pool)[1]]
+        return NodePoolFile("nodepools/gke-node-pools.sh", "".join(parts), WHY, notes)
+
+    def operator_values(self, spec: PlatformSpec) -> dict[str, Any] | None:
+        """The stack's values, plus the toolkit's RUNTIME_CONFIG_SOURCE=file on GKE 1.33 and later."""
+        values = super().operator_values(spec)
+        extra = self.stack(spec).get("toolkit_env_from")
+        if (
+            values is not None
+            and extra
+            and version_at_least(spec.cluster.kubernetes_version, extra["version"])
+        ):
+            values.setdefault("toolkit", {})["env"] = [dict(e) for e in extra["env"]]
+        return values
+
+    def namespace_objects(self, spec: PlatformSpec, namespace: str) -> list[dict[str, Any]]:
+        """The ResourceQuota NVIDIA's GKE guide requires for the operator's system-critical pods."""
+        quota = self.stack(spec).get("operator_quota")
+        if not quota:
+            return []
+        scope = {"operator": "In", "scopeName": "PriorityClass", "values": list(quota["priority_classes"])}
+        return [
+            {
+                "apiVersion": "v1",
+                "kind": "ResourceQuota",
+                "metadata": {"name": quota["name"], "namespace": namespace},
+                "spec": {"hard": {"pods": quota["pods"]}, "scopeSelector": {"matchExpressions": [scope]}},
+            }
+        ]
+
+    def design_problems(self, spec: PlatformSpec, at: Report) -> Iterator[Problem]:
+        """With GKE's own stack: MIG sizes GKE can partition, and what its device plugin advertises."""
+        if spec.cluster.gpu_stack != "provider":
+            return
+        for index, pool in enumerate(spec.node_pools):
+            if pool.sharing.mode == "mig":
+                yield from self._mig_problems(index, pool, at)
+            elif pool.sharing.mode in GKE_SHARING:
+                yield from self._sharing_problems(spec, index, pool, at)
+
+    def _mig_problems(self, index: int, pool: NodePool, at: Report) -> Iterator[Problem]:
+        fact = self.facts["mig"]
+        base: tuple[str | int, ...] = ("nodePools", index, "sharing")
+        if pool.accelerator not in (fact.get("accelerators") or []):
+            yield at(
+                (*base, "mode"),
+                f"GKE partitions only {', '.join(fact.get('accelerators'))} ({fact.cite()})",
+                "error",
+            )
+            return
+        layout = derived.mig_layout(pool) or []
+        acc = load_catalog().accelerator(pool.accelerator or "")
+        profile = acc.mig_profile(layout[0]) if acc and layout else None
+        if profile is None or layout != [profile.name] * profile.max_count:
+            yield at(
+                base,
+                "GKE splits every GPU of a pool into as many instances of one gpu-partition-size as fit; "
+                f"{', '.join(layout)} is not such a layout ({fact.cite()})",
+                "error",
+            )
+        if pool.sharing.strategy == "mixed":
+            yield at(
+                (*base, "strategy"),
+                f"GKE's device plugin advertises each partition as one nvidia.com/gpu; use strategy single ({fact.cite()})",
+                "error",
+            )
+
+    def _sharing_problems(
+        self, spec: PlatformSpec, index: int, pool: NodePool, at: Report
+    ) -> Iterator[Problem]:
+        base: tuple[str | int, ...] = ("nodePools", index, "sharing")
+        fact = self.facts["time_slicing" if pool.sharing.mode == "time-slicing" else "mps"]
+        if pool.sharing.rename_shared:
+            yield at(
+                (*base, "renameShared"),
+                f"GKE's shared GPUs keep the name nvidia.com/gpu ({fact.cite()})",
+                "error",
+            )
+        minimum = fact.get("min_version")
+        if minimum and not version_at_least(spec.cluster.kubernetes_version, minimum):
+            yield at(
+                (*base, "mode"),
+                f"GKE offers {pool.sharing.mode} from {minimum}; check the cluster's patch version ({fact.cite()})",
+                "warning",
+            )
+
+
+PROVIDER = GkeProvider()
