@@ -124,6 +124,16 @@ def test_flavor_node_labels_are_the_labels_the_node_pools_put_on_their_nodes(exa
             )
 
 
+def _quota_resource(key: str) -> str:
+    """The Kueue resource a ResourceQuota item caps: `requests.X` -> X; a DRA device-class item
+    (`<kind>.gpuplane.io.deviceclass.resource.k8s.io/devices`, Kubernetes' DRA quota form) -> the
+    quota name gpuplane maps that class to (`dra.gpuplane.io/<kind>`)."""
+    suffix = ".gpuplane.io.deviceclass.resource.k8s.io/devices"
+    if key.endswith(suffix):
+        return "dra.gpuplane.io/" + key.removesuffix(suffix)
+    return key.removeprefix("requests.")
+
+
 def test_resource_quota_names_only_resources_the_teams_queue_covers(example: Path) -> None:
     _, result = rendered(example)
     covered = {}
@@ -134,5 +144,5 @@ def test_resource_quota_names_only_resources_the_teams_queue_covers(example: Pat
     for quota in yaml.safe_load_all(result.files["tenancy/resource-quotas.yaml"]):
         if quota:
             team = quota["metadata"]["labels"]["gpuplane.io/team"]
-            names = {k.removeprefix("requests.") for k in quota["spec"]["hard"]}
+            names = {_quota_resource(k) for k in quota["spec"]["hard"]}
             assert names <= covered[team]

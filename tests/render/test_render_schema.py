@@ -27,6 +27,9 @@ CRD_KINDS = {
     "ServiceMonitor",
 }
 DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+# Kinds whose names are DNS subdomains (dots allowed), as apimachinery validates them.
+DNS_SUBDOMAIN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+SUBDOMAIN_KINDS = {"DeviceClass", "ResourceClaimTemplate"}
 
 
 def _strict(schema: Any) -> Any:
@@ -151,4 +154,7 @@ def test_every_object_name_is_a_valid_kubernetes_name(example: Path) -> None:
         if obj.get("apiVersion", "").startswith("eksctl.io"):
             continue
         name = obj["metadata"]["name"]
-        assert len(name) <= 63 and re.fullmatch(DNS_LABEL, name), f"{obj['kind']} {name!r}"
+        if obj["kind"] in SUBDOMAIN_KINDS:
+            assert len(name) <= 253 and re.fullmatch(DNS_SUBDOMAIN, name), f"{obj['kind']} {name!r}"
+        else:
+            assert len(name) <= 63 and re.fullmatch(DNS_LABEL, name), f"{obj['kind']} {name!r}"

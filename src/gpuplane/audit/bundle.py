@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from gpuplane.audit.claims import attach_claim_gpus
 from gpuplane.audit.config import AuditConfig
 from gpuplane.audit.nodes import POOL_LABELS, NodeInfo, node_info
 from gpuplane.audit.objects import K8sObject, Path, as_dict, as_list, as_str, get
@@ -29,6 +30,8 @@ CLUSTER_SCOPED = frozenset(
         "ClusterQueue",
         "ResourceFlavor",
         "WorkloadPriorityClass",
+        "DeviceClass",
+        "ResourceSlice",
         "CustomResourceDefinition",
         "PersistentVolume",
         "StorageClass",
@@ -168,6 +171,7 @@ class Bundle:
                 )
                 if not owned:
                     b.workloads.append(w)
+        attach_claim_gpus(b)
         return b
 
     # --- identity and tenancy -------------------------------------------------------------

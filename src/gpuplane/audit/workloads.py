@@ -131,6 +131,10 @@ class PodTemplate:
     meta: dict[str, Any]
     role: str = ""
     containers: list[Container] = field(default_factory=list)
+    # GPU devices the pod's DRA claims request, by ResourceQuota item (`gpuplane.audit.claims`),
+    # and where each is claimed in the object.
+    claim_gpus: dict[str, float] = field(default_factory=dict)
+    claim_paths: dict[str, Path] = field(default_factory=dict)
     _gpus: dict[str, float] | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -144,10 +148,11 @@ class PodTemplate:
         return [c for c in self.containers if not c.init]
 
     def gpus(self) -> dict[str, float]:
-        """GPU resources of one pod: sum over app containers, or the largest init container."""
+        """GPU resources of one pod: sum over app containers, or the largest init container, plus
+        the GPU devices its DRA claims request."""
         if self._gpus is not None:
             return self._gpus
-        total: dict[str, float] = {}
+        total: dict[str, float] = dict(self.claim_gpus)
         for c in self.main_containers():
             for k, v in c.gpus().items():
                 total[k] = total.get(k, 0.0) + v
@@ -160,6 +165,10 @@ class PodTemplate:
 
     def is_gpu(self) -> bool:
         return bool(self.gpus())
+
+    def reset_gpus(self) -> None:
+        """Forget the cached total (after claims were attached)."""
+        self._gpus = None
 
 
 def _containers(spec: dict[str, Any], path: Path) -> list[Container]:
@@ -384,5 +393,10 @@ NON_WORKLOAD_KINDS = frozenset(
         "EndpointSlice",
         "Event",
         "Lease",
+        "DeviceClass",
+        "ResourceClaim",
+        "ResourceClaimTemplate",
+        "ResourceSlice",
+        "Configuration",
     }
 )

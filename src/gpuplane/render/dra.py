@@ -199,17 +199,18 @@ def example_workloads(spec: PlatformSpec) -> list[dict[str, Any]]:
         team = next((t for t in spec.teams if kind in team_kinds(spec, t) and t.namespaces), None)
         if team is None:
             continue
+        small = dict(_facts()["example_resources"])
         container = {
             "name": "cuda",
             "image": _facts()["example_image"],
             "command": ["nvidia-smi", "-L"],
-            "resources": {"requests": {"cpu": "1", "memory": "2Gi"}, "claims": [{"name": "gpu"}]},
+            "resources": {"requests": small, "limits": small, "claims": [{"name": "gpu"}]},
         }
-        pod = {
-            "restartPolicy": "Never",
-            "containers": [container],
-            "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": kind.template}],
-        }
+        pod: dict[str, Any] = {"restartPolicy": "Never"}
+        if team.priority_class:
+            pod["priorityClassName"] = team.priority_class
+        pod["containers"] = [container]
+        pod["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": kind.template}]
         labels = {QUEUE_NAME_LABEL: derived.local_queue_name(team), LABEL_CLASS: "batch"}
         template = {"metadata": {"labels": {LABEL_TEAM: team.name}}, "spec": pod}
         body = {"backoffLimit": 0, "activeDeadlineSeconds": 600, "template": template}

@@ -95,6 +95,7 @@ POD_GROUP_NAME_LABEL = _n("kueue", "pod_group_name_label")
 POD_GROUP_TOTAL_COUNT_ANNOTATION = _n("kueue", "pod_group_total_count_annotation")
 JOB_MIN_PARALLELISM_ANNOTATION = _n("kueue", "job_min_parallelism_annotation")
 KUEUE_CONFIG_GROUP = _n("kueue", "config_group")
+TAS_ANNOTATIONS: tuple[str, ...] = tuple(str(a) for a in _names()["kueue"]["tas_annotations"])
 
 # -- Kubernetes -------------------------------------------------------------------------------
 LABEL_MANAGED_BY = _n("kubernetes", "managed_by_label")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gpuplane.audit.bundle import QUEUE_LABEL, Bundle, Workload
+from gpuplane.audit.claims import pool_resource
 from gpuplane.audit.model import Finding, rule
 from gpuplane.audit.objects import Path, as_list, as_str, get
 from gpuplane.audit.rules.common import at_workload
@@ -238,6 +239,22 @@ def gpu024(b: Bundle) -> Iterator[Finding]:
             yield at_workload("GPU024", b, w, path, f"GPU workload has no {' or '.join(missing)} label")
 
 
+def _claim_exceeds_node(b: Bundle, w: Workload, t: PodTemplate, key: str, amount: float) -> Iterator[Finding]:
+    """GPU025 for DRA claims: devices of a gpuplane class beyond what one matching DRA pool node has."""
+    resource = pool_resource(key)
+    if resource is None:
+        return
+    cap, known = _capacity(b, t, resource)
+    if known and amount > cap:
+        yield at_workload(
+            "GPU025",
+            b,
+            w,
+            t.claim_paths[key],
+            f"pod claims {amount:g} {resource} devices but the largest node it can land on has {cap}",
+        )
+
+
 def _capacity(b: Bundle, t: PodTemplate, resource: str) -> tuple[int, bool]:
     """Largest amount of `resource` one node the template may land on holds, and whether any is known."""
     best, known = 0, False
@@ -275,6 +292,9 @@ def gpu025(b: Bundle) -> Iterator[Finding]:
     for w in b.gpu_workloads(system=True):
         for t in w.gpu_templates():
             for res, amount in sorted(t.gpus().items()):
+                if res in t.claim_paths:
+                    yield from _claim_exceeds_node(b, w, t, res, amount)
+                    continue
                 if res.startswith("nvidia.com/mig-") and res.removesuffix(".shared") not in offered:
                     continue  # a profile nobody offers is GPU022's finding
                 cap, known = _capacity(b, t, res)

@@ -10,6 +10,7 @@ from gpuplane.audit.model import Finding, rule
 from gpuplane.audit.objects import K8sObject, Path, as_dict, as_list, as_str, get
 from gpuplane.audit.rules.common import at, at_pool, at_workload
 from gpuplane.audit.workloads import PodTemplate
+from gpuplane.vocab import DRA_QUOTA_SUFFIX
 
 PSA_ENFORCE = "pod-security.kubernetes.io/enforce"
 # Node labels that mark time-sliced GPUs: GFD's, gpuplane's, and GKE's GPU time-sharing.
@@ -49,6 +50,8 @@ def _quota_resources(b: Bundle, ns: str) -> set[str]:
             name = str(key)
             if name.startswith("requests."):
                 out.add(name.removeprefix("requests."))
+            elif name.endswith(DRA_QUOTA_SUFFIX):
+                out.add(name)  # devices claimed through one DeviceClass (DRA), as claims.quota_key names them
     return out
 
 
@@ -73,14 +76,14 @@ def gpu006(b: Bundle) -> Iterator[Finding]:
         # A renamed time-sliced resource (`nvidia.com/gpu.shared`) is its own quota item.
         used = sorted({r for w in workloads for t in w.gpu_templates() for r in t.gpus()})
         quota = _quota_resources(b, ns)
-        missing = [r for r in used if r not in quota]
+        missing = [r if r.endswith(DRA_QUOTA_SUFFIX) else f"requests.{r}" for r in used if r not in quota]
         if missing:
             yield _ns_finding(
                 "GPU006",
                 b,
                 ns,
                 workloads,
-                f"namespace {ns} runs GPU pods but no ResourceQuota limits requests.{', requests.'.join(missing)}",
+                f"namespace {ns} runs GPU pods but no ResourceQuota limits {', '.join(missing)}",
             )
 
 
