@@ -113,9 +113,9 @@ def _root(
 
 def _register_all() -> None:
     # Imported here so that each family registers its commands on the one app.
-    from gpuplane.cli import acceptance, account, audit, explain, mig, plan, render, simulate, spec
+    from gpuplane.cli import acceptance, account, audit, explain, mig, plan, providers, render, simulate, spec
 
-    for module in (spec, mig, render, explain, simulate, plan, audit, account, acceptance):
+    for module in (spec, mig, providers, render, explain, simulate, plan, audit, account, acceptance):
         module.register(app)
 
 

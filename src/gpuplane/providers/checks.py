@@ -15,6 +15,7 @@ from gpuplane.spec.models import PlatformSpec
 # Structured-parameters DRA (resource.k8s.io/v1beta1) exists from Kubernetes 1.32, and NVIDIA's DRA
 # driver chart requires it (Chart.yaml kubeVersion >=1.32.0-0; nvidia_charts.yaml).
 DRA_FIRST_VERSION = "1.32"
+KUEUE_DRA_VERSION = "1.34"  # spec.dra_checks warns below it
 
 
 def _stack_problems(spec: PlatformSpec, at: Report) -> Iterator[Problem]:
@@ -70,7 +71,8 @@ def _dra_problems(spec: PlatformSpec, at: Report) -> Iterator[Problem]:
             )
         elif fact.value is None:
             yield at(where, f"{provider.facts.title}: {fact.note} ({fact.cite()})", "warning")
-        elif not version_at_least(version, str(fact.value)):
+        elif version_at_least(version, KUEUE_DRA_VERSION) and not version_at_least(version, str(fact.value)):
+            # Below Kueue's 1.34 the spec's DRA checks already warn; this adds a later provider minimum.
             yield at(
                 where,
                 f"{provider.facts.title} supports DRA from Kubernetes {fact.value}, not {version} ({fact.cite()})",
