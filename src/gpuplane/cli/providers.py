@@ -38,14 +38,16 @@ HEADERS = {
 
 
 def _matrix_table(console: Console) -> None:
+    """Facts as rows, providers as columns (fits a terminal better than the JSON's shape)."""
     table = Table(title="GPU facts by provider (gpuplane providers -o json for notes and sources)")
-    table.add_column("provider")
+    table.add_column("", no_wrap=True)
+    every = list(all_facts().values())
+    for facts in every:
+        table.add_column(facts.name if facts.renders else f"{facts.name}*", overflow="fold")
     for key in COLUMNS:
-        table.add_column(HEADERS[key])
-    for facts in all_facts().values():
-        name = facts.name if facts.renders else f"{facts.name} (facts only)"
-        table.add_row(name, *(cell(facts[key]) for key in COLUMNS))
+        table.add_row(HEADERS[key], *(cell(facts[key]) for facts in every))
     console.print(table)
+    console.print("* listed for comparison; gpuplane does not render it", markup=False)
 
 
 def _usage_table(console: Console, usage: dict[str, Any]) -> None:
@@ -55,8 +57,9 @@ def _usage_table(console: Console, usage: dict[str, Any]) -> None:
     )
     console.print(f"  source: {usage['stack']['source']}, read {usage['stack']['date']}", markup=False)
     table = Table()
-    for column in ("pool", "device API", "sharing", "set by", "offers", "source"):
-        table.add_column(column)
+    table.add_column("pool", no_wrap=True)
+    for column in ("device API", "sharing", "set by", "offers", "source"):
+        table.add_column(column, overflow="fold")
     for pool in usage["pools"]:
         fact_key = next((k for k in ("mig", "time_slicing", "mps") if k in pool), None)
         by = pool[fact_key]["by"] if fact_key else ""

@@ -18,6 +18,8 @@ from gpuplane.vocab import (
     LABEL_SHARING,
     LABEL_TEAM,
     MANAGED_BY,
+    MIG_RESOURCE_PREFIX,
+    is_mig_resource,
 )
 
 __all__ = [
@@ -86,6 +88,23 @@ def resources_per_gpu(pool: NodePool) -> dict[str, int]:
 def resources_per_node(pool: NodePool) -> dict[str, int]:
     """What one node of the pool offers (extended resources, or DRA quota names on a DRA pool)."""
     return {name: count * pool.gpus for name, count in sorted(resources_per_gpu(pool).items())}
+
+
+def request_resource(pool: NodePool, wanted: str) -> str | None:
+    """The name a request for `wanted` (a device-plugin name: a whole GPU, a MIG profile, a shared
+    GPU) takes on this pool: itself on a device-plugin pool; on a DRA pool the quota name of the
+    claim that gives it (a whole or shared GPU: the pool's GPU kind; a MIG profile: its kind), or
+    None when the pool offers no such device. For engines that start from device-plugin requests
+    (simulate's traces) and must charge a DRA pool's claims."""
+    if not is_dra(pool):
+        return wanted if wanted in resources_per_gpu(pool) else None
+    kinds = dra_kinds_per_gpu(pool)
+    if is_mig_resource(wanted):
+        profile = wanted.removeprefix(MIG_RESOURCE_PREFIX)
+        match = [k for k in kinds if k.mig_profile and k.mig_profile.replace("+", ".") == profile]
+    else:
+        match = [k for k in kinds if k.mig_profile is None]
+    return match[0].resource if match else None
 
 
 def extended_resources_per_node(pool: NodePool) -> dict[str, int]:

@@ -1,0 +1,148 @@
+"""A variant per provider with MIG (both strategies), MPS, time-slicing, spot and DRA pools: what
+render writes agrees with the provider's facts and with the consumers' own types (Kubernetes and
+Kueue schemas, the device plugin's and mig-parted's config formats, what the device plugin then
+advertises)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jsonschema
+import kubernetes_validate
+import pytest
+import yaml
+from render_helpers import all_objects, spec_from
+from test_render_schema import CRD_KINDS, kueue_schemas
+
+from gpuplane import providers
+from gpuplane.render import render_all
+from gpuplane.render.device_configs import DEFAULT_PLUGIN_KEY, provisioning_labels
+from gpuplane.spec import derived
+from tests.support.device_plugin_model import advertised, mig_layout, node_config
+
+VARIANT = """\
+apiVersion: gpuplane.io/v1alpha1
+kind: Platform
+cluster: {{name: variant, provider: {provider}, region: r1, kubernetesVersion: "1.34"}}
+nodePools:
+  - {{name: spot, accelerator: H100-80GB, gpusPerNode: 8, maxNodes: 4, spot: true}}
+  - name: mig-single
+    accelerator: A100-80GB
+    gpusPerNode: 4
+    maxNodes: 2
+    workloadClasses: [inference]
+    sharing: {{mode: mig, strategy: single, config: all-1g.10gb}}
+  - name: mig-mixed
+    accelerator: H100-80GB
+    gpusPerNode: 8
+    maxNodes: 2
+    workloadClasses: [inference]
+    sharing: {{mode: mig, strategy: mixed, layout: [3g.40gb, 2g.20gb, 1g.10gb, 1g.10gb]}}
+  - {{name: ts, accelerator: L4, gpusPerNode: 4, maxNodes: 3, sharing: {{mode: time-slicing, replicas: 4}}}}
+  - {{name: mps, accelerator: L4, gpusPerNode: 4, maxNodes: 3, sharing: {{mode: mps, replicas: 2, renameShared: true}}}}
+  - {{name: dra, accelerator: H100-80GB, gpusPerNode: 8, maxNodes: 2, deviceApi: dra}}
+  - name: dra-mig
+    accelerator: A100-80GB
+    gpusPerNode: 4
+    maxNodes: 2
+    deviceApi: dra
+    workloadClasses: [inference]
+    sharing: {{mode: mig, layout: [3g.40gb, 3g.40gb]}}
+teams:
+  - name: a
+    namespaces: [a]
+    quotas:
+      - {{pool: spot, nominal: 8}}
+      - {{pool: mig-single, nominal: 8}}
+      - {{pool: mig-mixed, resource: nvidia.com/mig-3g.40gb, nominal: 4}}
+      - {{pool: dra, nominal: 8}}
+  - name: b
+    namespaces: [b]
+    quotas:
+      - {{pool: ts, nominal: 16}}
+      - {{pool: mps, nominal: 8}}
+      - {{pool: dra-mig, nominal: 4}}
+"""
+PROVIDERS = ("aks", "gke", "eks", "generic")
+MIG_STRATEGIES = {"none", "single", "mixed"}  # k8s-device-plugin api/config/v1 consts.go
+SHARING_KEYS = {"renameByDefault", "failRequestsGreaterThanOne", "resources"}  # api/config/v1 sharing.go
+
+
+def _render(provider: str) -> tuple[Any, Any]:
+    spec = spec_from(VARIANT.format(provider=provider))
+    return spec, render_all(spec)
+
+
+def _doc(result: Any, path: str) -> dict[str, Any] | None:
+    text = result.files.get(path)
+    return next(d for d in yaml.safe_load_all(text) if d) if text else None
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_variant_objects_pass_the_kubernetes_and_kueue_schemas(provider: str, shared_dir: Any) -> None:
+    _, result = _render(provider)
+    schemas = kueue_schemas(str(shared_dir / "crds" / "kueue"))
+    objects = all_objects(result)
+    assert {"DeviceClass", "ResourceClaimTemplate", "ClusterQueue"} <= {o["kind"] for o in objects}
+    for obj in objects:
+        if obj["apiVersion"].startswith("kueue.x-k8s.io/"):
+            jsonschema.validate(obj, schemas[(obj["kind"], "v1beta2")])
+        elif obj["kind"] not in CRD_KINDS:
+            kubernetes_validate.validate(obj, "1.34.0", strict=True)
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_variant_device_configs_have_the_consumers_shapes(provider: str) -> None:
+    _, result = _render(provider)
+    plugin = _doc(result, "devices/device-plugin-config.yaml")
+    assert plugin is not None
+    for key, text in plugin["data"].items():
+        config = yaml.safe_load(text)
+        assert config["version"] == "v1" and config["flags"]["migStrategy"] in MIG_STRATEGIES, key
+        for mode, body in config.get("sharing", {}).items():
+            assert mode in ("timeSlicing", "mps") and set(body) == SHARING_KEYS, key
+            assert all(set(r) == {"name", "replicas"} and r["replicas"] >= 2 for r in body["resources"])
+    migs = _doc(result, "devices/mig-parted-config.yaml")
+    assert migs is not None
+    config = yaml.safe_load(migs["data"]["config.yaml"])
+    assert config["version"] == "v1" and "all-disabled" in config["mig-configs"]
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_variant_pools_agree_with_the_device_plugin_and_the_provider_facts(provider: str) -> None:
+    spec, result = _render(provider)
+    plugin = _doc(result, "devices/device-plugin-config.yaml")
+    migs = _doc(result, "devices/mig-parted-config.yaml")
+    facts = providers.get(provider).facts
+    flavors = {f["metadata"]["name"]: f for f in all_objects(result) if f["kind"] == "ResourceFlavor"}
+    classes = {o["metadata"]["name"] for o in all_objects(result) if o["kind"] == "DeviceClass"}
+    for pool in spec.node_pools:
+        labels = provisioning_labels(spec, pool)
+        if derived.is_dra(pool):
+            assert labels["nvidia.com/gpu.deploy.device-plugin"] == "false"
+            assert {k.device_class for k in derived.dra_kinds_per_gpu(pool)} <= classes
+        else:
+            seen = advertised(
+                node_config(plugin, labels, DEFAULT_PLUGIN_KEY), mig_layout(migs, labels), pool.gpus
+            )
+            assert seen == derived.resources_per_node(pool), pool.name
+        taint = facts["spot"].get("taint")
+        keys = {t["key"] for t in flavors[pool.name]["spec"].get("nodeTaints", [])}
+        assert (bool(taint) and pool.spot.enabled) == (bool(taint) and taint["key"] in keys), pool.name
+
+
+def test_variant_pool_files_carry_each_providers_gpu_stack_flags() -> None:
+    aks = _render("aks")[1].files["nodepools/aks-node-pools.sh"]
+    assert aks.count("--gpu-driver None") == 7  # NV-AKS: skip AKS's driver, the operator installs it
+    gke = _render("gke")[1].files["nodepools/gke-node-pools.sh"]
+    assert (
+        gke.count(",gpu-driver-version=disabled") == 7
+        and "gke-no-default-nvidia-gpu-device-plugin=true" in gke
+    )
+    eks = yaml.safe_load(_render("eks")[1].files["nodepools/eks-nodegroups.yaml"])
+    groups = {g["name"]: g for g in eks["managedNodeGroups"]}
+    tag = "k8s.io/cluster-autoscaler/node-template/resources/"
+    assert not [k for k in groups["dra"]["tags"] if k.startswith(tag)]  # DRA devices are in ResourceSlices
+    assert groups["mps"]["tags"][tag + "nvidia.com/gpu.shared"] == "8"
+    values = yaml.safe_load(_render("eks")[1].files["devices/gpu-operator-values.yaml"])
+    assert values["driver"] == {"enabled": False} and values["toolkit"] == {"enabled": False}
