@@ -142,6 +142,16 @@ class GkeProvider(BaseProvider):
             }
         ]
 
+    def notes(self, spec: PlatformSpec) -> list[str]:
+        """With GKE's own stack no GPU Operator runs, so nothing exports DCGM metrics in-cluster."""
+        if spec.cluster.gpu_stack != "provider":
+            return []
+        return [
+            "GKE's own GPU stack: driver, device plugin, MIG partitions and time-sharing come from the node "
+            "pools' --accelerator flag and no GPU Operator is installed; the alerts, dashboard and gpuplane "
+            "account read DCGM exporter metrics, so install dcgm-exporter yourself"
+        ]
+
     def design_problems(self, spec: PlatformSpec, at: Report) -> Iterator[Problem]:
         """With GKE's own stack: MIG sizes GKE can partition, and what its device plugin advertises."""
         if spec.cluster.gpu_stack != "provider":

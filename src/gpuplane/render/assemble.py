@@ -172,6 +172,7 @@ def _dra_files(spec: PlatformSpec, result: RenderResult) -> None:
         "per team namespace, a ResourceClaimTemplate for each kind its pools offer (what Kueue counts)",
         dra.claim_templates(spec),
     )
+    result.notes.extend(dra.dra_notes(spec))
     examples = dra.example_workloads(spec)
     if examples:
         header = "# Example Jobs (not applied by render -o -): each claims one device through Kueue.\n"

@@ -176,6 +176,18 @@ def driver_values(spec: PlatformSpec) -> dict[str, Any] | None:
     return values
 
 
+def dra_notes(spec: PlatformSpec) -> list[str]:
+    """What the reader of a DRA platform should know."""
+    if not dra_kinds(spec):
+        return []
+    return [
+        "DRA pools: apply dra/device-classes.yaml and dra/resource-claim-templates.yaml, install the DRA driver "
+        "(devices/dra-driver-values.yaml) and merge kueue/kueue-configuration.yaml into Kueue's Configuration; "
+        "pods claim devices through the templates (dra/example-workloads.yaml); Kubernetes does not preempt "
+        "DRA devices, and the GPUPodsPendingTooLong alert (extended-resource requests) does not see claims"
+    ]
+
+
 def driver_values_text(spec: PlatformSpec) -> str | None:
     """The DRA driver values file with its install command."""
     values = driver_values(spec)
