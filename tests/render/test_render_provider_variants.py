@@ -11,7 +11,7 @@ import jsonschema
 import kubernetes_validate
 import pytest
 import yaml
-from render_helpers import all_objects, spec_from
+from render_helpers import REPO, all_objects, rendered, spec_from
 from test_render_schema import CRD_KINDS, kueue_schemas
 
 from gpuplane import providers
@@ -146,3 +146,31 @@ def test_variant_pool_files_carry_each_providers_gpu_stack_flags() -> None:
     assert groups["mps"]["tags"][tag + "nvidia.com/gpu.shared"] == "8"
     values = yaml.safe_load(_render("eks")[1].files["devices/gpu-operator-values.yaml"])
     assert values["driver"] == {"enabled": False} and values["toolkit"] == {"enabled": False}
+
+
+# eksctl's own config types: eksctl-io/eksctl pkg/apis/eksctl.io/v1alpha5/assets/schema.json
+# @99984adb (v0.230.0, 2026-08-22), where ClusterConfig, ClusterMeta, ManagedNodeGroup and
+# NodeGroupTaint set additionalProperties: false. The keys render uses, and the amiFamily variants.
+EKSCTL_KEYS = {
+    "ClusterConfig": {"apiVersion", "kind", "metadata", "managedNodeGroups"},
+    "ClusterMeta": {"name", "region", "version", "tags", "annotations"},
+    "ManagedNodeGroup": {
+        "name", "amiFamily", "instanceTypes", "minSize", "maxSize", "desiredCapacity", "spot",
+        "availabilityZones", "labels", "taints", "propagateASGTags", "tags",
+    },
+    "NodeGroupTaint": {"key", "value", "effect"},
+}  # fmt: skip
+EKSCTL_AMI_FAMILIES = {"AmazonLinux2023", "AmazonLinux2", "Bottlerocket", "Ubuntu2404", "Ubuntu2204"}
+
+
+def test_eksctl_config_uses_only_eksctls_own_fields() -> None:
+    for example in ("eks-mixed.yaml", "eks-dra.yaml"):
+        _, result = rendered(REPO / "examples" / example)
+        config = yaml.safe_load(result.files["nodepools/eks-nodegroups.yaml"])
+        assert set(config) <= EKSCTL_KEYS["ClusterConfig"]
+        assert set(config["metadata"]) <= EKSCTL_KEYS["ClusterMeta"]
+        for group in config["managedNodeGroups"]:
+            assert set(group) <= EKSCTL_KEYS["ManagedNodeGroup"], group["name"]
+            assert group["amiFamily"] in EKSCTL_AMI_FAMILIES
+            assert all(set(t) <= EKSCTL_KEYS["NodeGroupTaint"] for t in group.get("taints", []))
+            assert all(isinstance(v, str) for v in {**group["labels"], **group["tags"]}.values())

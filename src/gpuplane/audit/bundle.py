@@ -17,7 +17,8 @@ from gpuplane.audit.pools import Pool
 from gpuplane.audit.readers import Inputs
 from gpuplane.audit.specinput import SpecInput
 from gpuplane.audit.workloads import BATCH_KINDS, KNATIVE_GROUP, SERVING_KINDS, PodTemplate, pod_templates
-from gpuplane.vocab import AMD_GPU_RESOURCE, GPU_TAINT_KEY, QUEUE_NAME_LABEL
+from gpuplane.catalog.providers import provider_facts
+from gpuplane.vocab import AMD_GPU_RESOURCE, GPU_TAINT_KEY, LABEL_CAPACITY, QUEUE_NAME_LABEL
 
 CLUSTER_SCOPED = frozenset(
     {
@@ -107,18 +108,25 @@ def preferred(t: PodTemplate) -> dict[str, set[str]]:
     return out
 
 
+# Audit pool sources and the provider whose facts (catalog/data/providers.yaml) describe their nodes.
+_SOURCE_PROVIDER = {"aks": "aks", "gke": "gke", "eksctl": "eks"}
+
+
 def pool_labels(pool: Pool) -> dict[str, str]:
-    """Labels every node of a pool carries, including the provider's pool and capacity labels."""
+    """Labels every node of a pool carries, including the provider's pool and capacity labels (the
+    spot label from the provider facts; EKS labels on-demand nodes too)."""
     labels = dict(pool.labels)
     for key in POOL_LABELS:
         labels.setdefault(key, pool.name)
-    if pool.source == "eksctl":
-        labels["eks.amazonaws.com/capacityType"] = "SPOT" if pool.spot else "ON_DEMAND"
-    if pool.source == "aks" and pool.spot:
-        labels["kubernetes.azure.com/scalesetpriority"] = "spot"
-    if pool.source == "gke" and pool.spot:
-        labels["cloud.google.com/gke-spot"] = "true"
-    labels.setdefault("gpuplane.io/capacity", "spot" if pool.spot else "on-demand")
+    name = _SOURCE_PROVIDER.get(pool.source)
+    spot = provider_facts(name)["spot"] if name else None
+    label = spot.get("label") if spot else None
+    if spot is not None and isinstance(label, dict):
+        if pool.spot:
+            labels[label["key"]] = label["value"]
+        elif spot.get("on_demand_value"):
+            labels[label["key"]] = spot.get("on_demand_value")
+    labels.setdefault(LABEL_CAPACITY, "spot" if pool.spot else "on-demand")
     return labels
 
 

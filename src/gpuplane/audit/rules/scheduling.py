@@ -10,7 +10,10 @@ from gpuplane.audit.model import Finding, rule
 from gpuplane.audit.objects import Path, as_list, as_str, get
 from gpuplane.audit.rules.common import at_workload
 from gpuplane.audit.workloads import PodTemplate, quantity
-from gpuplane.vocab import PRIORITY_CLASS_LABEL
+from gpuplane.sharing.dra import MIG_KIND_PREFIX
+from gpuplane.vocab import DRA_RESOURCE_PREFIX, PRIORITY_CLASS_LABEL, is_dra_resource
+
+DRA_MIG_PREFIX = DRA_RESOURCE_PREFIX + MIG_KIND_PREFIX
 
 QUEUE_KINDS = frozenset(
     {
@@ -181,6 +184,22 @@ def _offered_mig(b: Bundle) -> tuple[set[str], bool]:
     return offered, known
 
 
+def _dra_mig_not_offered(b: Bundle) -> Iterator[Finding]:
+    """GPU022 for DRA claims of gpuplane's MIG classes that no DRA pool of the input offers."""
+    offered = {r for p in b.pools if p.gpu for r in p.resources if r.startswith(DRA_MIG_PREFIX)}
+    if not any(is_dra_resource(r) for p in b.pools for r in p.resources):
+        return  # no DRA pool in the input: nothing to compare with
+    for w in b.gpu_workloads(system=True):
+        for t in w.gpu_templates():
+            for key, path in sorted(t.claim_paths.items()):
+                resource = pool_resource(key)
+                if resource and resource.startswith(DRA_MIG_PREFIX) and resource not in offered:
+                    have = ", ".join(sorted(offered)) or "none"
+                    yield at_workload(
+                        "GPU022", b, w, path, f"pod claims {resource}; DRA MIG devices offered: {have}"
+                    )
+
+
 @rule(
     "GPU022",
     "mig-profile-not-offered",
@@ -193,6 +212,7 @@ def _offered_mig(b: Bundle) -> tuple[set[str], bool]:
     add it to a pool's MIG configuration with the mixed strategy.""",
 )
 def gpu022(b: Bundle) -> Iterator[Finding]:
+    yield from _dra_mig_not_offered(b)
     offered, known = _offered_mig(b)
     if not known:
         return
@@ -244,6 +264,9 @@ def _claim_exceeds_node(b: Bundle, w: Workload, t: PodTemplate, key: str, amount
     resource = pool_resource(key)
     if resource is None:
         return
+    offered = {r for p in b.pools if p.gpu for r in p.resources}
+    if resource.startswith(DRA_MIG_PREFIX) and resource not in offered:
+        return  # a MIG device no DRA pool offers is GPU022's finding
     cap, known = _capacity(b, t, resource)
     if known and amount > cap:
         yield at_workload(
