@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from gpuplane.catalog import load_catalog
 from gpuplane.errors import InputError
 from gpuplane.plan.space import PoolChoice
-from gpuplane.render.yamlemit import emit
 from gpuplane.spec import NodePool, PlatformSpec, Quota, Sharing, derived, parse_spec
 from gpuplane.vocab import is_mig_resource
+from gpuplane.yamlemit import emit
 
 HEADER = "# Written by gpuplane plan: {what}.\n"
 
