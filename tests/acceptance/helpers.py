@@ -15,11 +15,14 @@ IMAGE = "registry.example.com/llm/train@sha256:" + "5d" * 32
 
 
 def example_pools() -> list[tuple[Path, str]]:
-    """(example, pool) for every GPU pool of every example."""
+    """(example, pool) for every GPU pool of every example (DRA pools excepted: the suite's pods
+    request extended resources)."""
+    from gpuplane.spec import derived
+
     out = []
     for example in EXAMPLES:
         spec = load_spec(example)
-        out += [(example, p.name) for p in spec.node_pools if p.is_gpu]
+        out += [(example, p.name) for p in spec.node_pools if p.is_gpu and not derived.is_dra(p)]
     return out
 
 

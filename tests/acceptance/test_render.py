@@ -49,7 +49,15 @@ def _validate(obj: dict[str, Any], version: str, shared: Path) -> None:
 
 
 def test_every_example_has_pools_to_accept() -> None:
-    assert len(POOLS) == 8 and len(MULTI_NODE) >= 4
+    assert len(POOLS) == 9 and len(MULTI_NODE) >= 4
+
+
+def test_a_dra_pool_is_refused_with_the_reason(tmp_path: Path) -> None:
+    args = ["acceptance", "render", str(EXAMPLES[0].parent / "eks-dra.yaml"), "--pool", "h100-train"]
+    args += ["--image", IMAGE, "--command", "python train.py", "-o", str(tmp_path / "suite")]
+    done = CliRunner().invoke(app, args)
+    assert done.exit_code == 2
+    assert "DRA claims" in done.output and "--pool" in done.output
 
 
 @pytest.mark.parametrize(("example", "pool"), POOLS, ids=[f"{e.stem}-{p}" for e, p in POOLS])

@@ -97,6 +97,12 @@ def _team(spec: PlatformSpec, pool: NodePool, name: str | None) -> Team:
 
 def _resource(pool: NodePool, wanted: str | None) -> tuple[str, int]:
     """The extended resource the suite's pods request and how many of it one node offers."""
+    if derived.is_dra(pool):
+        raise UsageError(
+            f"pool {pool.name!r} hands out its GPUs through DRA claims; the acceptance suite's pods "
+            "request extended resources, so it cannot test this pool yet",
+            option="--pool",
+        )
     per_node = derived.resources_per_node(pool)
     if wanted is not None:
         if wanted not in per_node:
