@@ -72,7 +72,8 @@ def render_command(
         ),
     ] = "v1beta2",
 ) -> None:
-    """Render the platform spec: Kueue queues, tenancy, GPU Operator values, node pools, alerts, dashboard."""
+    """Render the platform spec: Kueue queues, tenancy, GPU Operator values, DRA device classes and claim
+    templates, node pools as the provider takes them, alerts, dashboard."""
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     if kueue_api not in KUEUE_APIS:
         raise UsageError(f"expected one of {', '.join(KUEUE_APIS)}, got {kueue_api!r}", option="--kueue-api")

@@ -28,7 +28,8 @@ def validate(
     file: Annotated[Path, typer.Argument(metavar="FILE", help="Platform spec YAML file.")],
     strict: Annotated[bool, typer.Option("--strict", help="Treat warnings as errors (exit 2).")] = False,
 ) -> None:
-    """Check a platform spec: types, catalog facts (MIG layouts, VM sizes) and cross references.
+    """Check a platform spec: types, catalog facts (MIG layouts, VM sizes), cross references, and what
+    its provider can run (`gpuplane providers` lists the facts, each with its source).
 
     Exit 0 when valid (warnings are printed), 2 with file:line:column and field for each error.
     """

@@ -12,19 +12,51 @@ or `allocationMode: All`, or a class is not mapped; `adminAccess` requests are n
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from gpuplane.kueue.objects import PodSet, Workload
 
 DEFAULT_COUNT = 1
 
 
 @dataclass
 class DraContext:
-    """What a claim needs to be charged: the namespace's templates and Kueue's mappings."""
+    """What a claim needs to be charged: the namespace's templates, Kueue's mappings, and the pods of
+    each Workload that claim devices (charged once the whole input is read)."""
 
     templates: dict[tuple[str, str], Mapping[str, Any]] = field(default_factory=dict)
     mappings: dict[str, str] = field(default_factory=dict)
+    claims: dict[int, list[tuple[PodSet, Mapping[str, Any]]]] = field(default_factory=dict)
+
+    def note_claims(self, wl: Workload, spec: Mapping[str, Any]) -> None:
+        """Remember the pod specs of a Workload's pod sets that claim DRA devices."""
+        if wl.problem:
+            return
+        by_name = {ps.name: ps for ps in wl.pod_sets}
+        for ps in spec.get("podSets") or []:
+            ps = _as_map(ps)
+            pod_spec = _as_map(_as_map(ps.get("template")).get("spec"))
+            pod_set = by_name.get(str(ps.get("name", "main")))
+            if pod_set is not None and pod_spec.get("resourceClaims"):
+                self.claims.setdefault(id(wl), []).append((pod_set, pod_spec))
+
+    def charge_claims(self, objects: Iterable[object]) -> None:
+        """Add each pod set's claims to its per-pod requests (milli-units) under their mapped quota
+        names; a claim Kueue cannot count makes the Workload inadmissible, as in Kueue."""
+        for obj in objects:
+            if not isinstance(obj, Workload) or id(obj) not in self.claims:
+                continue
+            for pod_set, pod_spec in self.claims[id(obj)]:
+                try:
+                    units = pod_claim_units(pod_spec, obj.namespace, self)
+                except ClaimError as exc:
+                    obj.problem = f"Inadmissible: {exc}"
+                    obj.admission = None
+                    break
+                for quota_name, n in units.items():
+                    pod_set.per_pod[quota_name] = pod_set.per_pod.get(quota_name, 0) + n * 1000
 
     def add_template(self, namespace: str, name: str, template_spec: Mapping[str, Any]) -> None:
         """Record a ResourceClaimTemplate's `spec` (its `spec.spec` is the claim spec)."""

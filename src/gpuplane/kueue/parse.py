@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from gpuplane.errors import InputError, Problem
-from gpuplane.kueue.dra import ClaimError, DraContext, pod_claim_units
+from gpuplane.kueue.dra import DraContext
 from gpuplane.kueue.objects import (
     Admission,
     ClusterQueue,
@@ -315,9 +315,8 @@ class _Ctx:
     out: Parsed
     classes: dict[tuple[str, str], PriorityClass] = field(default_factory=dict)
     wanted_class: dict[int, tuple[str, str]] = field(default_factory=dict)
-    # DRA: templates and mappings seen anywhere in the input; each Workload's pod specs with claims.
+    # DRA: templates and mappings seen anywhere in the input, and the Workloads' pods that claim.
     dra: DraContext = field(default_factory=DraContext)
-    claims: dict[int, list[tuple[PodSet, Mapping[str, Any]]]] = field(default_factory=dict)
 
 
 def _object(obj: Mapping[str, Any], source: str, ctx: _Ctx) -> None:
@@ -385,7 +384,7 @@ def _object(obj: Mapping[str, Any], source: str, ctx: _Ctx) -> None:
             out.notes.append(f"{source}: skipped finished Workload {meta.get('namespace')}/{name}")
             return
         wl = _workload(meta, spec, _m(obj.get("status")), source)
-        _note_claims(wl, spec, ctx)
+        ctx.dra.note_claims(wl, spec)
         ref_obj = _m(spec.get("priorityClassRef"))
         ref = ref_obj.get("name") or spec.get("priorityClassName")
         source_kind = str(ref_obj.get("kind") or spec.get("priorityClassSource") or "")
@@ -399,35 +398,6 @@ def _object(obj: Mapping[str, Any], source: str, ctx: _Ctx) -> None:
         out.objects.append(wl)
     else:
         out.notes.append(f"{source}: skipped {kind} {name} (not used for admission)")
-
-
-def _note_claims(wl: Workload, spec: Mapping[str, Any], ctx: _Ctx) -> None:
-    """Remember the pod specs of a Workload's pod sets that claim DRA devices."""
-    if wl.problem:
-        return
-    by_name = {ps.name: ps for ps in wl.pod_sets}
-    for ps in _l(spec.get("podSets")):
-        pod_spec = _m(_m(_m(ps).get("template")).get("spec"))
-        pod_set = by_name.get(str(_m(ps).get("name", "main")))
-        if pod_set is not None and pod_spec.get("resourceClaims"):
-            ctx.claims.setdefault(id(wl), []).append((pod_set, pod_spec))
-
-
-def _resolve_claims(ctx: _Ctx) -> None:
-    """Charge each pod set its DRA claims as their mapped quota names (Kueue's template path);
-    a claim Kueue cannot count makes the Workload inadmissible, as in Kueue."""
-    for obj in ctx.out.objects:
-        if not isinstance(obj, Workload) or id(obj) not in ctx.claims:
-            continue
-        for pod_set, pod_spec in ctx.claims[id(obj)]:
-            try:
-                units = pod_claim_units(pod_spec, obj.namespace, ctx.dra)
-            except ClaimError as exc:
-                obj.problem = f"Inadmissible: {exc}"
-                obj.admission = None
-                break
-            for quota_name, n in units.items():
-                pod_set.per_pod[quota_name] = pod_set.per_pod.get(quota_name, 0) + n * 1000
 
 
 def parse_documents(docs: Iterable[Document]) -> Parsed:
@@ -455,7 +425,7 @@ def parse_documents(docs: Iterable[Document]) -> Parsed:
             problems.append(Problem(doc.file, doc.line, None, "", f"cannot read object: {exc}"))
     if problems:
         raise InputError(problems)
-    _resolve_claims(ctx)
+    ctx.dra.charge_claims(ctx.out.objects)
     return _resolve_priorities(ctx)
 
 
