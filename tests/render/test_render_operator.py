@@ -213,6 +213,7 @@ KNOWN_VALUE_KEYS = {
     "dcgmExporter.serviceMonitor.enabled",
     "dcgmExporter.serviceMonitor.interval",
     "dcgmExporter.serviceMonitor.honorLabels",
+    "dcgmExporter.env",  # a list of EnvVar (values.yaml `env: []`, templates/clusterpolicy.yaml)
     "migManager.enabled",
     "migManager.config.create",
     "migManager.config.name",

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from gpuplane import providers
-from gpuplane.account.manifests import exporter_manifests
 from gpuplane.render import dashboard, device_configs, dra, kueue, monitoring, operator, tenancy
+from gpuplane.render.exporter import exporter_manifests
 from gpuplane.render.common import GPU_OPERATOR_NAMESPACE
 from gpuplane.render.nodepools import nodepool_file
 from gpuplane.render.writer import IndexEntry, RenderResult, index_markdown, index_yaml, yaml_documents

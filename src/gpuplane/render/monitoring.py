@@ -13,6 +13,18 @@ import yaml
 
 from gpuplane.render.common import gpu_pools, k8s_object, metadata
 from gpuplane.spec.models import PlatformSpec
+from gpuplane.vocab import (
+    CLOUD_NODE_POOL_LABELS,
+    JOB_NAME_LABEL,
+    LABEL_ACCELERATOR,
+    LABEL_CAPACITY,
+    LABEL_CLASS,
+    LABEL_POOL,
+    LABEL_TEAM,
+    NVIDIA_PREFIX,
+    QUEUE_NAME_LABEL,
+    ksm_resource,
+)
 
 PROMETHEUS_RULE_API = "monitoring.coreos.com/v1"
 RULES_NAME = "gpuplane-gpu-alerts"
@@ -70,7 +82,7 @@ def gpu_rules(spec: PlatformSpec) -> list[dict[str, Any]]:
     )
     pending_pods = _rule(
         "GPUPodsPendingTooLong",
-        '(sum by (namespace, pod) (kube_pod_container_resource_requests{resource=~"nvidia_com_.*"}) > 0) '
+        f'(sum by (namespace, pod) (kube_pod_container_resource_requests{{resource=~"{ksm_resource(NVIDIA_PREFIX)}.*"}}) > 0) '
         'and on (namespace, pod) (kube_pod_status_phase{phase="Pending"} == 1)',
         f"{alerts.pending_minutes}m",
         "warning",
@@ -128,11 +140,15 @@ def prometheus_rule(spec: PlatformSpec) -> dict[str, Any]:
     return k8s_object(PROMETHEUS_RULE_API, "PrometheusRule", meta, spec={"groups": groups})
 
 
-# kube-state-metrics exports no Kubernetes labels unless allowed; these are the ones gpuplane
-# account joins on (docs/account.md) — the pool/accelerator of nodes and the team/queue of pods.
+# kube-state-metrics (>= 2.10) exports no Kubernetes labels unless allowed
+# (internal/store/node.go createNodeLabelsGenerator @ v2.20); these are the ones gpuplane account
+# joins on (docs/account.md): the pool/accelerator of nodes, with the cloud node-pool labels it
+# falls back on, and the team/queue/job of pods.
+KSM_NODE_LABELS = (LABEL_POOL, LABEL_ACCELERATOR, LABEL_CAPACITY, *CLOUD_NODE_POOL_LABELS)
+KSM_POD_LABELS = (LABEL_TEAM, LABEL_CLASS, QUEUE_NAME_LABEL, JOB_NAME_LABEL)
 KSM_LABEL_ALLOWLIST = (
-    "nodes=[gpuplane.io/pool,gpuplane.io/accelerator,gpuplane.io/capacity]",
-    "pods=[gpuplane.io/team,gpuplane.io/workload-class,kueue.x-k8s.io/queue-name,job-name]",
+    f"nodes=[{','.join(KSM_NODE_LABELS)}]",
+    f"pods=[{','.join(KSM_POD_LABELS)}]",
 )
 
 

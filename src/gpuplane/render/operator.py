@@ -33,6 +33,7 @@ from gpuplane.spec import derived
 from gpuplane.spec.models import PlatformSpec
 
 DCGM_SERVICE_MONITOR_INTERVAL = "15s"  # chart default (nvidia.md section 5)
+DCGM_VIRTUAL_GPUS_ENV = "KUBERNETES_VIRTUAL_GPUS"  # dcgm-exporter @ d5e5f510 pkg/cmd/app.go
 
 
 def chart() -> dict[str, Any]:
@@ -56,6 +57,30 @@ def driver_version(spec: PlatformSpec) -> tuple[str | None, list[str]]:
     return versions[-1], notes
 
 
+def shares_gpus(spec: PlatformSpec) -> bool:
+    """Whether some GPU pool time-slices or uses MPS (pods share one physical GPU)."""
+    return any(p.sharing.mode in ("time-slicing", "mps") for p in gpu_pools(spec))
+
+
+def dcgm_exporter_values(spec: PlatformSpec) -> dict[str, Any]:
+    """The chart's `dcgmExporter` block: a ServiceMonitor that keeps the pod labels, and one series
+    per sharing pod on shared GPUs (docs/account.md, "What account depends on")."""
+    values: dict[str, Any] = {
+        "enabled": True,
+        # honorLabels keeps the exporter's pod/namespace labels (the GPU's workload) instead of
+        # renaming them exported_* in favour of the scrape target's (the exporter's own pod); the
+        # chart's default is false (values.yaml dcgmExporter.serviceMonitor.honorLabels @ v26.7.0).
+        "serviceMonitor": {"enabled": True, "interval": DCGM_SERVICE_MONITOR_INTERVAL, "honorLabels": True},
+    }
+    if shares_gpus(spec):
+        # Without it a shared GPU has one series naming one of its pods at a time
+        # (dcgm-exporter pkg/cmd/app.go flag kubernetes-virtual-gpus, EnvVars KUBERNETES_VIRTUAL_GPUS;
+        # transformation/kubernetes.go toDeviceToSharingPods). The chart passes `env` to the
+        # ClusterPolicy's dcgmExporter.env (templates/clusterpolicy.yaml), a list of EnvVar.
+        values["env"] = [{"name": DCGM_VIRTUAL_GPUS_ENV, "value": "true"}]
+    return values
+
+
 def _base_values(spec: PlatformSpec) -> dict[str, Any]:
     pools = gpu_pools(spec)
     plugin: dict[str, Any] = {"enabled": any(not derived.is_dra(p) for p in pools) or not pools}
@@ -70,16 +95,7 @@ def _base_values(spec: PlatformSpec) -> dict[str, Any]:
         "driver": {"enabled": True},
         "toolkit": {"enabled": True},
         "devicePlugin": plugin,
-        "dcgmExporter": {
-            "enabled": True,
-            # honorLabels keeps the exporter's pod/namespace labels (the GPU's workload) instead of
-            # the scrape target's (the exporter's own pod); gpuplane account joins on them.
-            "serviceMonitor": {
-                "enabled": True,
-                "interval": DCGM_SERVICE_MONITOR_INTERVAL,
-                "honorLabels": True,
-            },
-        },
+        "dcgmExporter": dcgm_exporter_values(spec),
         "migManager": mig_manager,
         "mig": {"strategy": ""},
     }

@@ -103,6 +103,22 @@ INSTANCE_TYPE_LABEL = _n("kubernetes", "instance_type_label")
 ZONE_LABEL = _n("kubernetes", "zone_label")
 DRA_GROUP = _n("kubernetes", "dra_group")
 DRA_QUOTA_SUFFIX = _n("kubernetes", "dra_quota_suffix")
+JOB_NAME_LABEL = _n("kubernetes_workloads", "job_name_label")
+APP_NAME_LABEL = _n("kubernetes_workloads", "app_name_label")
+APP_COMPONENT_LABEL = _n("kubernetes_workloads", "app_component_label")
+
+# -- Cloud node pools: the label each managed node pool puts on its nodes ----------------------
+AKS_AGENTPOOL_LABEL = _n("cloud", "node_pool_labels", "aks_agentpool")
+AKS_LEGACY_AGENTPOOL_LABEL = _n("cloud", "node_pool_labels", "aks_legacy_agentpool")
+GKE_NODEPOOL_LABEL = _n("cloud", "node_pool_labels", "gke_nodepool")
+EKS_NODEGROUP_LABEL = _n("cloud", "node_pool_labels", "eks_nodegroup")
+#: The cloud node-pool labels, in the order `account` trusts them after `gpuplane.io/pool`.
+CLOUD_NODE_POOL_LABELS = (
+    AKS_AGENTPOOL_LABEL,
+    AKS_LEGACY_AGENTPOOL_LABEL,
+    GKE_NODEPOOL_LABEL,
+    EKS_NODEGROUP_LABEL,
+)
 
 
 def mig_resource(profile: str) -> str:
@@ -123,6 +139,15 @@ def is_nvidia_gpu_resource(name: str) -> bool:
 def is_dra_resource(name: str) -> bool:
     """True for a quota name Kueue charges gpuplane's DRA DeviceClasses to (`dra.gpuplane.io/...`)."""
     return name.startswith(DRA_RESOURCE_PREFIX)
+
+
+def ksm_label(name: str) -> str:
+    """kube-state-metrics' series label for a Kubernetes label: `gpuplane.io/pool` -> `label_gpuplane_io_pool`.
+
+    kube-state-metrics internal/store/utils.go `labelName` (v2.20): `label_` + the key with
+    `[^a-zA-Z0-9_]` -> `_`, then snake-cased (`([a-z0-9])([A-Z])` -> `$1_$2`) and lower-cased.
+    """
+    return "label_" + re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", ksm_resource(name)).lower()
 
 
 def ksm_resource(name: str) -> str:

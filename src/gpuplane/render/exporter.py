@@ -1,5 +1,7 @@
 """Kubernetes objects that run `gpuplane exporter` in the cluster (render writes and validates them).
 
+The exporter listens on 127.0.0.1 unless told otherwise; in a pod it must answer Prometheus and
+the kubelet's probes on the pod's address, so the Deployment passes `--address 0.0.0.0`.
 Least privilege: the exporter talks only to Prometheus over HTTP and reads the spec from a
 mounted ConfigMap, so its ServiceAccount token is not mounted; the one Role lets that account
 read nothing but its own spec ConfigMap. The container runs as non-root with a read-only root
@@ -14,20 +16,19 @@ import yaml
 
 from gpuplane import __version__
 from gpuplane.spec import PlatformSpec
-from gpuplane.spec.derived import LABEL_MANAGED_BY, MANAGED_BY
+from gpuplane.vocab import APP_COMPONENT_LABEL, APP_NAME_LABEL, LABEL_MANAGED_BY, MANAGED_BY
 
 NAME = "gpuplane-exporter"
 PORT = 9480
+LISTEN_ADDRESS = "0.0.0.0"  # the pod's every address: Prometheus and the probes come from outside
 SPEC_PATH = "/etc/gpuplane/platform.yaml"
 DEFAULT_IMAGE = f"ghcr.io/gpuplane/gpuplane:{__version__}"
+CONFIG_NAME = f"{NAME}-spec"
+SELECTOR = {APP_NAME_LABEL: NAME}
 
 
 def _meta(name: str, namespace: str, **extra: Any) -> dict[str, Any]:
-    labels = {
-        "app.kubernetes.io/name": NAME,
-        "app.kubernetes.io/component": "exporter",
-        LABEL_MANAGED_BY: MANAGED_BY,
-    }
+    labels = {APP_NAME_LABEL: NAME, APP_COMPONENT_LABEL: "exporter", LABEL_MANAGED_BY: MANAGED_BY}
     return {"name": name, "namespace": namespace, "labels": labels, **extra}
 
 
@@ -48,6 +49,8 @@ def _container(prometheus_url: str, image: str, interval: str, window: str) -> d
             prometheus_url,
             "--spec",
             SPEC_PATH,
+            "--address",
+            LISTEN_ADDRESS,
             "--port",
             str(PORT),
             "--interval",
@@ -98,8 +101,31 @@ def exporter_manifests(
     """
     ns = spec.monitoring.namespace
     url = prometheus_url or f"http://prometheus-operated.{ns}.svc:9090"
-    selector = {"app.kubernetes.io/name": NAME}
-    config_name = f"{NAME}-spec"
+    return [
+        *_rbac(ns),
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": _meta(CONFIG_NAME, ns),
+            "data": {"platform.yaml": _spec_text(spec)},
+        },
+        _deployment(ns, _container(url, image, interval, window)),
+        {
+            "apiVersion": "v1",
+            "kind": "Service",
+            "metadata": _meta(NAME, ns),
+            "spec": {
+                "selector": SELECTOR,
+                "ports": [{"name": "metrics", "port": PORT, "targetPort": "metrics", "protocol": "TCP"}],
+            },
+        },
+        _service_monitor(ns, interval, service_monitor_labels or {}),
+    ]
+
+
+def _rbac(ns: str) -> list[dict[str, Any]]:
+    """A ServiceAccount without a token, and a Role that can read only the exporter's spec ConfigMap."""
+    rule = {"apiGroups": [""], "resources": ["configmaps"], "resourceNames": [CONFIG_NAME], "verbs": ["get"]}
     return [
         {
             "apiVersion": "v1",
@@ -111,14 +137,7 @@ def exporter_manifests(
             "apiVersion": "rbac.authorization.k8s.io/v1",
             "kind": "Role",
             "metadata": _meta(NAME, ns),
-            "rules": [
-                {
-                    "apiGroups": [""],
-                    "resources": ["configmaps"],
-                    "resourceNames": [config_name],
-                    "verbs": ["get"],
-                }
-            ],
+            "rules": [rule],
         },
         {
             "apiVersion": "rbac.authorization.k8s.io/v1",
@@ -127,59 +146,40 @@ def exporter_manifests(
             "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": NAME},
             "subjects": [{"kind": "ServiceAccount", "name": NAME, "namespace": ns}],
         },
-        {
-            "apiVersion": "v1",
-            "kind": "ConfigMap",
-            "metadata": _meta(config_name, ns),
-            "data": {"platform.yaml": _spec_text(spec)},
-        },
-        {
-            "apiVersion": "apps/v1",
-            "kind": "Deployment",
-            "metadata": _meta(NAME, ns),
-            "spec": {
-                "replicas": 1,
-                "selector": {"matchLabels": selector},
-                "template": {
-                    "metadata": {"labels": {**selector, LABEL_MANAGED_BY: MANAGED_BY}},
-                    "spec": {
-                        "serviceAccountName": NAME,
-                        "automountServiceAccountToken": False,
-                        "securityContext": {
-                            "runAsNonRoot": True,
-                            "seccompProfile": {"type": "RuntimeDefault"},
-                        },
-                        "containers": [_container(url, image, interval, window)],
-                        "volumes": [
-                            {"name": "spec", "configMap": {"name": config_name}},
-                            {"name": "tmp", "emptyDir": {}},
-                        ],
-                    },
-                },
-            },
-        },
-        {
-            "apiVersion": "v1",
-            "kind": "Service",
-            "metadata": _meta(NAME, ns),
-            "spec": {
-                "selector": selector,
-                "ports": [{"name": "metrics", "port": PORT, "targetPort": "metrics", "protocol": "TCP"}],
-            },
-        },
-        {
-            "apiVersion": "monitoring.coreos.com/v1",
-            "kind": "ServiceMonitor",
-            "metadata": {
-                **_meta(NAME, ns),
-                "labels": {**_meta(NAME, ns)["labels"], **(service_monitor_labels or {})},
-            },
-            "spec": {
-                "selector": {"matchLabels": selector},
-                "namespaceSelector": {"matchNames": [ns]},
-                "endpoints": [
-                    {"port": "metrics", "interval": interval, "scrapeTimeout": "10s", "honorLabels": True}
-                ],
-            },
-        },
     ]
+
+
+def _deployment(ns: str, container: dict[str, Any]) -> dict[str, Any]:
+    pod = {
+        "serviceAccountName": NAME,
+        "automountServiceAccountToken": False,
+        "securityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}},
+        "containers": [container],
+        "volumes": [{"name": "spec", "configMap": {"name": CONFIG_NAME}}, {"name": "tmp", "emptyDir": {}}],
+    }
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": _meta(NAME, ns),
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": SELECTOR},
+            "template": {"metadata": {"labels": {**SELECTOR, LABEL_MANAGED_BY: MANAGED_BY}}, "spec": pod},
+        },
+    }
+
+
+def _service_monitor(ns: str, interval: str, labels: dict[str, str]) -> dict[str, Any]:
+    meta = _meta(NAME, ns)
+    return {
+        "apiVersion": "monitoring.coreos.com/v1",
+        "kind": "ServiceMonitor",
+        "metadata": {**meta, "labels": {**meta["labels"], **labels}},
+        "spec": {
+            "selector": {"matchLabels": SELECTOR},
+            "namespaceSelector": {"matchNames": [ns]},
+            "endpoints": [
+                {"port": "metrics", "interval": interval, "scrapeTimeout": "10s", "honorLabels": True}
+            ],
+        },
+    }

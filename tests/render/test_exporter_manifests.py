@@ -1,4 +1,4 @@
-"""In-cluster exporter objects: valid Kubernetes, least privilege, hardened container."""
+"""In-cluster exporter objects (render/exporter.py): valid Kubernetes, least privilege, hardened container."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 import kubernetes_validate
 import pytest
 
-from gpuplane.account.manifests import exporter_manifests
+from gpuplane.render.exporter import exporter_manifests
 from gpuplane.spec import PlatformSpec, load_spec, parse_spec
 
 
@@ -57,6 +57,9 @@ def test_container_is_hardened_and_points_at_the_mounted_spec(spec: PlatformSpec
     assert sc["capabilities"] == {"drop": ["ALL"]}
     assert container["args"][:2] == ["exporter", "--prometheus"]
     assert "http://prometheus-operated.gpu-monitoring.svc:9090" in container["args"]
+    # the exporter listens on 127.0.0.1 by default; in a pod Prometheus and the probes come from outside
+    address = container["args"][container["args"].index("--address") + 1]
+    assert address == "0.0.0.0"
 
 
 def test_configmap_spec_loads_back_to_the_same_spec(spec: PlatformSpec) -> None:
