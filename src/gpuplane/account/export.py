@@ -14,14 +14,19 @@ in the id). Mapping, stated once:
 
 from __future__ import annotations
 
+import io
 import re
 from pathlib import Path
 
 from gpuplane.account.compute import AccountResult, PodUsage
+from gpuplane.outputs import write_text_atomic
 from gpuplane.spec import PlatformSpec
-from gpuplane.traces import PodSet, Workload, WorkloadClass, write_workloads_csv
+from gpuplane.traces import PodSet, Workload, WorkloadClass
+from gpuplane.traces.csvformat import write_csv_stream
+from gpuplane.vocab import MIG_RESOURCE_PREFIX, ksm_resource
 
 _DNS = re.compile(r"[^a-z0-9-]+")
+_MIG_KSM_PREFIX = ksm_resource(MIG_RESOURCE_PREFIX)
 
 
 def _klass(pod: PodUsage, spec: PlatformSpec) -> WorkloadClass:
@@ -33,8 +38,8 @@ def _klass(pod: PodUsage, spec: PlatformSpec) -> WorkloadClass:
 
 
 def _pod_set(pod: PodUsage) -> PodSet:
-    if pod.resource.startswith("nvidia_com_mig_"):
-        profile = pod.resource.removeprefix("nvidia_com_mig_")
+    if pod.resource.startswith(_MIG_KSM_PREFIX):
+        profile = pod.resource.removeprefix(_MIG_KSM_PREFIX)
         profile = re.sub(
             r"^(\d+g)_(\d+gb)(_me)?$", lambda m: f"{m[1]}.{m[2]}" + ("+me" if m[3] else ""), profile
         )
@@ -74,5 +79,8 @@ def to_workloads(result: AccountResult, spec: PlatformSpec) -> list[Workload]:
 
 
 def export_workloads(result: AccountResult, spec: PlatformSpec, path: Path) -> int:
-    """Write the observed pods as a gpuplane workload CSV; returns the number of rows."""
-    return write_workloads_csv(to_workloads(result, spec), path)
+    """Write the observed pods as a gpuplane workload CSV (atomically); returns the number of rows."""
+    text = io.StringIO()
+    count = write_csv_stream(to_workloads(result, spec), text)
+    write_text_atomic(path, text.getvalue())
+    return count

@@ -13,28 +13,26 @@ from rich.table import Table
 
 from gpuplane.account import views
 from gpuplane.account.compute import AccountResult
+from gpuplane.costs import GpuTime
 
+_HOURS = tuple(f"{views.kind_name(k)}_gpu_hours" for k in views.ACCOUNT_KINDS)
+_COSTS = tuple(f"cost_{k.value}" for k in views.ACCOUNT_KINDS)
 CSV_COLUMNS = (
     "dimension",
     "name",
     "provisioned_gpu_hours",
     "allocated_gpu_hours",
-    "useful_gpu_hours",
-    "idle_allocated_gpu_hours",
-    "failed_gpu_hours",
-    "unallocated_gpu_hours",
+    *_HOURS,
     "pods",
     "accepted_units",
-    "cost_useful",
-    "cost_idle",
-    "cost_failed",
-    "cost_unallocated",
+    *_COSTS,
     "cost_gpu",
     "currency",
 )
 
 
 def iso(ts: float) -> str:
+    """Unix seconds as an ISO 8601 UTC time."""
     return datetime.fromtimestamp(ts, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
@@ -69,21 +67,15 @@ def as_dict(result: AccountResult) -> dict[str, Any]:
         },
         "workload": {
             "pods": views.workload(result),
-            "kueue": {
-                "pending_workloads": result.kueue_pending,
-                "mean_admission_wait_seconds": result.kueue_wait_s,
-                "resource_usage": [
-                    {"cluster_queue": q, "resource": r, "usage": v}
-                    for (q, r), v in sorted(result.raw.kueue_usage.items())
-                ],
-            },
+            "kueue": views.kueue(result),
         },
         "platform": {"pools": views.platform(result)},
     }
 
 
 def to_json(result: AccountResult) -> str:
-    return json.dumps(as_dict(result), indent=2, sort_keys=True) + "\n"
+    """The result as stable, sorted JSON."""
+    return json.dumps(as_dict(result), indent=2, sort_keys=True, allow_nan=False) + "\n"
 
 
 def to_csv(result: AccountResult) -> str:
@@ -93,23 +85,13 @@ def to_csv(result: AccountResult) -> str:
     writer.writerow(CSV_COLUMNS)
     for dim in views.DIMENSIONS:
         for row in views.financial(result, dim):
-            c = row.cost
-            values = [
-                row.provisioned_h,
-                row.hours.allocated,
-                row.hours.useful,
-                row.hours.idle,
-                row.hours.failed,
-                row.hours.unallocated,
-                row.pods,
-                row.accepted,
-                c.useful,
-                c.idle,
-                c.failed,
-                c.unallocated,
-                c.gpu,
-            ]
-            writer.writerow([dim, row.name, *("" if v is None else _num(v) for v in values), c.currency])
+            fields = row.as_dict()
+            values = [fields[name] for name in ("provisioned_gpu_hours", "allocated_gpu_hours", *_HOURS)]
+            values += [row.pods, row.accepted, *(getattr(row.cost, k.value) for k in views.ACCOUNT_KINDS)]
+            values.append(row.cost.gpu)
+            writer.writerow(
+                [dim, row.name, *("" if v is None else _num(v) for v in values), row.cost.currency]
+            )
     return out.getvalue()
 
 
@@ -129,10 +111,9 @@ def print_tables(result: AccountResult, console: Console) -> None:
         f"[bold]{result.cluster}[/bold]  {iso(result.start)} → {iso(result.end)}  "
         f"step {result.step:g}s  activity: {result.activity_source or 'none'}"
     )
+    kinds = "  ".join(f"{k.label} {s.hours[k]:,.1f}" for k in views.ACCOUNT_KINDS)
     console.print(
-        f"GPU-hours: provisioned {s.provisioned_h:,.1f}  allocated {s.hours.allocated:,.1f}  "
-        f"useful {s.hours.useful:,.1f}  idle {s.hours.idle:,.1f}  failed {s.hours.failed:,.1f}  "
-        f"unallocated {s.hours.unallocated:,.1f}"
+        f"GPU-hours: provisioned {s.provisioned_h:,.1f}  allocated {s.hours.allocated:,.1f}  {kinds}"
     )
     console.print(
         f"Cost: {_money(s.cost.total, cur)}  accepted units {s.accepted}  per unit "
@@ -149,15 +130,12 @@ def print_tables(result: AccountResult, console: Console) -> None:
 def _rows_table(title: str, rows: list[views.Row], currency: str, provisioned: bool = False) -> Table:
     table = Table(title=title, title_justify="left")
     table.add_column("name")
-    heads = (["provisioned"] if provisioned else []) + ["allocated", "useful", "idle", "failed"]
-    heads += ["unallocated"] if provisioned else []
+    kinds = [k for k in views.ACCOUNT_KINDS if provisioned or k is not GpuTime.UNALLOCATED]
+    heads = (["provisioned"] if provisioned else []) + ["allocated"] + [k.label for k in kinds]
     for head in [*heads, f"cost ({currency})"]:
         table.add_column(head, justify="right")
     for row in rows:
         cells = [f"{row.provisioned_h or 0:,.1f}"] if provisioned else []
-        cells += [
-            f"{v:,.1f}" for v in (row.hours.allocated, row.hours.useful, row.hours.idle, row.hours.failed)
-        ]
-        cells += [f"{row.hours.unallocated:,.1f}"] if provisioned else []
+        cells += [f"{v:,.1f}" for v in (row.hours.allocated, *(row.hours[k] for k in kinds))]
         table.add_row(row.name, *cells, f"{row.cost.gpu:,.2f}")
     return table

@@ -13,10 +13,33 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpuplane.account.compute import AccountResult, PodUsage, pool_cost
-from gpuplane.costs import CostBreakdown, GpuHours, price_gpu_hours, sum_breakdowns
+from gpuplane.costs import CostBreakdown, GpuHours, GpuTime, price_gpu_hours, sum_breakdowns
 
 DIMENSIONS = ("team", "namespace", "pool", "accelerator", "pod")
 UNALLOCATED_ROW = "(unallocated)"
+#: The kinds of GPU time Prometheus can tell apart (evicted-and-lost work is not visible in it).
+ACCOUNT_KINDS: tuple[GpuTime, ...] = (
+    GpuTime.USEFUL,
+    GpuTime.IDLE,
+    GpuTime.UNMEASURED,
+    GpuTime.FAILED,
+    GpuTime.UNALLOCATED,
+)
+
+
+def kind_name(kind: GpuTime) -> str:
+    """The kind's name in JSON, CSV and metric names (idle time is allocated idle time)."""
+    return "idle_allocated" if kind is GpuTime.IDLE else kind.value
+
+
+def hours_fields(hours: GpuHours, provisioned: float | None = None) -> dict[str, float | None]:
+    """`provisioned_gpu_hours`, `allocated_gpu_hours` and one `<kind>_gpu_hours` per account kind."""
+    out: dict[str, float | None] = {
+        "provisioned_gpu_hours": provisioned,
+        "allocated_gpu_hours": hours.allocated,
+    }
+    out.update({f"{kind_name(k)}_gpu_hours": hours[k] for k in ACCOUNT_KINDS})
+    return out
 
 
 @dataclass
@@ -36,12 +59,7 @@ class Row:
         return {
             "dimension": self.dimension,
             "name": self.name,
-            "provisioned_gpu_hours": self.provisioned_h,
-            "allocated_gpu_hours": self.hours.allocated,
-            "useful_gpu_hours": self.hours.useful,
-            "idle_allocated_gpu_hours": self.hours.idle,
-            "failed_gpu_hours": self.hours.failed,
-            "unallocated_gpu_hours": self.hours.unallocated,
+            **hours_fields(self.hours, self.provisioned_h),
             "pods": self.pods,
             "accepted_units": self.accepted,
             "cost": self.cost.as_dict(),
@@ -60,13 +78,16 @@ def _pod_key(pod: PodUsage, by: str) -> str:
 
 
 def pod_cost(pod: PodUsage, currency: str) -> CostBreakdown:
+    """A pod's GPU time at its pool's GPU-hour price."""
     return price_gpu_hours(pod.hours, pod.gpu_hourly, currency)
 
 
 def financial(result: AccountResult, by: str) -> list[Row]:
     """Rows grouped by one of DIMENSIONS."""
     if by not in DIMENSIONS:
-        raise ValueError(f"unknown dimension {by!r}; expected one of {', '.join(DIMENSIONS)}")
+        raise ValueError(
+            f"unknown dimension {by!r}; expected one of {', '.join(DIMENSIONS)}"
+        )  # a caller's bug
     cur = result.currency
     if by in ("pool", "accelerator"):
         return _by_pool(result, by)
@@ -111,6 +132,7 @@ def _pod_extra(pod: PodUsage) -> dict[str, Any]:
         "outcome": pod.outcome,
         "gpus": pod.gpus,
         "activity": pod.activity,
+        "activity_source": pod.activity_source,
         "queue": pod.queue,
         "job": pod.job,
         "image": pod.image,
@@ -158,12 +180,7 @@ class Summary:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "provisioned_gpu_hours": self.provisioned_h,
-            "allocated_gpu_hours": self.hours.allocated,
-            "useful_gpu_hours": self.hours.useful,
-            "idle_allocated_gpu_hours": self.hours.idle,
-            "failed_gpu_hours": self.hours.failed,
-            "unallocated_gpu_hours": self.hours.unallocated,
+            **hours_fields(self.hours, self.provisioned_h),
             "accepted_units": self.accepted,
             "cost": self.cost.as_dict(),
             "cost_per_accepted_unit": self.per_accepted_unit,
@@ -226,6 +243,7 @@ def workload(result: AccountResult) -> list[dict[str, Any]]:
             "run_hours": (p.end - p.start) / 3600 if p.start is not None and p.end is not None else None,
             "queue_wait_s": p.queue_wait_s,
             "activity": p.activity,
+            "activity_source": p.activity_source,
             "retries": _retries(result, p),
         }
         for p in result.pods
@@ -258,6 +276,7 @@ def platform(result: AccountResult) -> list[dict[str, Any]]:
             "gpu_hourly": p.gpu_hourly,
             "nodes_seen": p.nodes_seen,
             "nodes_at_end": p.nodes_at_end,
+            "gpus_at_end": p.gpus_at_end,
             "provisioned_gpu_hours": p.provisioned_h,
             "xid_gpus": p.xid_gpus,
             "max_temp_c": p.max_temp_c,
@@ -265,4 +284,20 @@ def platform(result: AccountResult) -> list[dict[str, Any]]:
             "energy_kwh": p.energy_kwh,
         }
         for p in result.pools
+    ]
+
+
+def kueue(result: AccountResult) -> list[dict[str, Any]]:
+    """The queue view: per ClusterQueue pending and admitted workloads at the end, admissions and mean wait."""
+    k = result.kueue
+    return [
+        {
+            "cluster_queue": queue,
+            "pending_workloads": k.pending.get(queue),
+            "admitted_workloads": k.admitted.get(queue),
+            "admissions": k.admissions.get(queue, 0.0),
+            "mean_admission_wait_seconds": k.mean_wait_s.get(queue),
+            "resource_usage": {r: v for (cq, r), v in sorted(k.usage.items()) if cq == queue},
+        }
+        for queue in k.queues
     ]

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from gpuplane.errors import InputError
+from gpuplane.errors import UsageError
 from gpuplane.outputs import write_text_atomic
 
 Url = Annotated[
@@ -16,7 +16,14 @@ Url = Annotated[
     typer.Option(
         "--prometheus",
         help="Prometheus base URL, e.g. http://prometheus:9090 "
-        "(a bearer token is read from GPUPLANE_PROMETHEUS_TOKEN).",
+        "(a bearer token is read from GPUPLANE_PROMETHEUS_TOKEN; credentials are never printed).",
+    ),
+]
+Timeout = Annotated[
+    str,
+    typer.Option(
+        "--timeout",
+        help="Overall deadline for all queries of one run (an unreachable or slow Prometheus exits 3).",
     ),
 ]
 SpecFile = Annotated[Path, typer.Option("--spec", help="Platform spec (pools, teams, prices).")]
@@ -63,20 +70,25 @@ def account_command(
             show_default=False,
         ),
     ] = None,
+    timeout: Timeout = "10m",
 ) -> None:
-    """Account allocated, useful, idle, failed and unallocated GPU time and its cost from Prometheus."""
+    """Account allocated, useful, idle, unmeasured, failed and unallocated GPU time and its cost from Prometheus."""
     from gpuplane.account import engine, export
     from gpuplane.account import output as out
+    from gpuplane.account.promurl import check_url
     from gpuplane.account.report import build_page
+    from gpuplane.account.window import parse_duration, resolve_window
     from gpuplane.spec import load_spec
 
     if output not in ("table", "json", "csv"):
-        raise InputError.single("--output", f"{output!r} is not one of table, json, csv")
+        raise UsageError(f"{output!r} is not one of table, json, csv", option="--output")
+    check_url(prometheus)
+    deadline = parse_duration(timeout, "--timeout")
+    window = resolve_window(since, start, end, step)
     spec = load_spec(spec_file)
-    window = engine.resolve_window(since, start, end, step)
-    result = engine.run(prometheus, spec, window, charts=report is not None)
+    result = engine.run(prometheus, spec, window, charts=report is not None, timeout_s=deadline)
     if report is not None:
-        build_page(result, spec).write(report)
+        build_page(result).write(report)
     if export_workload is not None:
         export.export_workloads(result, spec, export_workload)
     if output == "json":
@@ -90,8 +102,15 @@ def account_command(
 def exporter_command(
     prometheus: Url,
     spec_file: SpecFile,
-    port: Annotated[int, typer.Option("--port", help="Port for /metrics and /healthz.")] = 9480,
-    address: Annotated[str, typer.Option("--address", help="Address to listen on.")] = "0.0.0.0",
+    port: Annotated[int, typer.Option("--port", help="Port for /metrics and /healthz (0-65535).")] = 9480,
+    address: Annotated[
+        str,
+        typer.Option(
+            "--address",
+            help="Address to listen on. The default, 127.0.0.1, is reachable from this host only; "
+            "use 0.0.0.0 in a container (the rendered Deployment does).",
+        ),
+    ] = "127.0.0.1",
     interval: Annotated[
         str, typer.Option("--interval", help="How often to recompute from Prometheus.")
     ] = "60s",
@@ -99,6 +118,13 @@ def exporter_command(
         str, typer.Option("--window", help="Trailing window the gpuplane_* figures cover.")
     ] = "1h",
     step: Annotated[str, typer.Option("--step", help="Resolution of the integrals.")] = "30s",
+    timeout: Annotated[
+        str,
+        typer.Option(
+            "--timeout",
+            help="Deadline of one refresh; a refresh that fails keeps the last figures and turns /healthz to 503.",
+        ),
+    ] = "2m",
     once: Annotated[
         Path | None,
         typer.Option(
@@ -109,24 +135,27 @@ def exporter_command(
     ] = None,
 ) -> None:
     """Serve the account views as gpuplane_* Prometheus metrics, with /healthz."""
-    from gpuplane.account import engine
-    from gpuplane.account.exporter import Exporter, serve
+    from gpuplane.account.exporter import Exporter, make_server, serve
+    from gpuplane.account.promurl import check_url
+    from gpuplane.account.window import parse_duration
     from gpuplane.spec import load_spec
 
+    check_url(prometheus)
+    settings = {
+        "window_s": parse_duration(window, "--window"),
+        "step_s": parse_duration(step, "--step"),
+        "timeout_s": parse_duration(timeout, "--timeout"),
+    }
+    interval_s = parse_duration(interval, "--interval")
     spec = load_spec(spec_file)
-    exporter = Exporter(
-        prometheus,
-        spec,
-        window_s=engine.parse_duration(window, "--window"),
-        step_s=engine.parse_duration(step, "--step"),
-    )
-    interval_s = engine.parse_duration(interval, "--interval")
+    exporter = Exporter(prometheus, spec, **settings)
     if once is not None:
-        if not exporter.refresh():
-            raise InputError.single(exporter.url_shown, exporter.last_error)
+        exporter.result = exporter.compute()
+        exporter.last_error = ""
         write_text_atomic(once, exporter.exposition())
         return
-    serve(exporter, address, port, interval_s)
+    server = make_server(exporter, address, port)  # port and address errors before anything runs
+    serve(exporter, server, interval_s)
 
 
 def register(app: typer.Typer) -> None:

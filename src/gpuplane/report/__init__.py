@@ -4,7 +4,8 @@
     page = Page("GPU account").section("Usage", charts.line({...}, title="GPUs"), table([...], rows))
     page.write(Path("account.html"))
 
-`gpuplane.report.browser.check_in_chromium` renders a page in headless Chromium for tests.
+`tests.support.browser.check_in_chromium` (test support, not installed) renders a page in headless
+Chromium for the tests.
 """
 
 from __future__ import annotations

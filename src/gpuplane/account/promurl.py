@@ -1,0 +1,82 @@
+"""Prometheus URLs: checked before use, and never shown with their credentials.
+
+`redact_url` hides userinfo (`user:pw@`, with or without a scheme) and the values of token-like
+query parameters; `redact_text` does the same to every URL inside a message (an error text, a
+log line, `/healthz`). `check_url` turns a malformed `--prometheus` value into a usage error that
+shows only the redacted form.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+from gpuplane.errors import UsageError
+
+HIDDEN = "***"
+#: Query parameters whose values are secrets (tokens, keys, signatures, passwords).
+_SECRET_PARAM = re.compile(
+    r"(?i)(token|secret|passw|pwd|key|auth|credential|signature|^sig$|bearer|session|jwt)"
+)
+#: A URL inside free text: `scheme://...` up to whitespace or a quote.
+_URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>]+")
+#: `user:password@host` without a scheme, inside free text.
+_BARE_USERINFO = re.compile(r"(?<![/\w*])([^\s/@'\"<>:]+:[^\s/@'\"<>]*)@(?=[\w\[])")
+_SCHEMES = ("http", "https")
+
+
+def _redact_query(query: str) -> str:
+    parts = []
+    for item in query.split("&"):
+        name, eq, _value = item.partition("=")
+        parts.append(f"{name}={HIDDEN}" if eq and _SECRET_PARAM.search(name) else item)
+    return "&".join(parts)
+
+
+def redact_url(url: str) -> str:
+    """`url` with any `user:password@` and token-like query values replaced by `***`, safe to print."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        scheme, rest = "", url
+    cut = min((i for i in (rest.find("/"), rest.find("?"), rest.find("#")) if i >= 0), default=len(rest))
+    authority, tail = rest[:cut], rest[cut:]
+    if "@" in authority:
+        authority = f"{HIDDEN}@{authority.rsplit('@', 1)[1]}"
+    path, qmark, query = tail.partition("?")
+    fragment = ""
+    if "#" in query:
+        query, fragment = query.split("#", 1)
+        fragment = "#" + fragment
+    if qmark:
+        tail = f"{path}?{_redact_query(query)}{fragment}"
+    return f"{scheme}{sep}{authority}{tail}"
+
+
+def redact_text(text: str, secrets: tuple[str, ...] = ()) -> str:
+    """`text` with every URL redacted, bare `user:pw@host` hidden and each of `secrets` removed."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, redact_url(secret) if "@" in secret or "?" in secret else HIDDEN)
+    text = _URL_IN_TEXT.sub(lambda m: redact_url(m.group(0)), text)
+    return _BARE_USERINFO.sub(f"{HIDDEN}@", text)
+
+
+def check_url(url: str, option: str = "--prometheus") -> str:
+    """The URL without a trailing slash, or a `UsageError` saying what is wrong (redacted)."""
+    shown = redact_url(url)
+    if "://" not in url:
+        raise UsageError(f"{shown!r} has no scheme; write http://HOST:PORT or https://HOST", option=option)
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:  # urlsplit's documented errors: bad IPv6 brackets, port not 0-65535
+        raise UsageError(f"{shown!r} is not a valid URL ({exc})", option=option) from None
+    if parts.scheme.lower() not in _SCHEMES:
+        raise UsageError(f"{shown!r}: the scheme must be http or https", option=option)
+    if not parts.hostname:
+        raise UsageError(f"{shown!r} has no host", option=option)
+    if port == 0:
+        raise UsageError(f"{shown!r}: port 0 is not a port Prometheus can listen on", option=option)
+    if any(ch.isspace() for ch in url):
+        raise UsageError(f"{shown!r} contains white space", option=option)
+    return url.rstrip("/")

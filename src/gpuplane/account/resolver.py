@@ -1,0 +1,94 @@
+"""Answers derived from the spec: which pool a node is in, what a resource is worth in GPUs, who owns a pod."""
+
+from __future__ import annotations
+
+import re
+
+from gpuplane.account import queries as q
+from gpuplane.catalog import load_catalog
+from gpuplane.catalog.models import Accelerator, mig_resource_name
+from gpuplane.costs import pool_price
+from gpuplane.spec import NodePool, PlatformSpec
+from gpuplane.vocab import MIG_RESOURCE_PREFIX, ksm_resource
+
+UNASSIGNED = "unassigned"
+UNKNOWN = "unknown"
+_MIG_KSM_PREFIX = ksm_resource(MIG_RESOURCE_PREFIX)
+
+
+class Resolver:
+    """The spec's view of observed label values."""
+
+    def __init__(self, spec: PlatformSpec) -> None:
+        self.spec = spec
+        self.all_pools = {p.name: p for p in spec.node_pools}
+        self.pools = {name: p for name, p in self.all_pools.items() if p.is_gpu}
+        self.squashed = {name.replace("-", ""): name for name in self.all_pools}
+        self.team_of_ns = {ns: t.name for t in spec.teams for ns in t.namespaces}
+        self.teams = {t.name for t in spec.teams}
+        self.catalog = load_catalog()
+
+    def pool_of(self, labels: dict[str, str]) -> str:
+        """The spec pool a node's labels name (GPU or not), else UNKNOWN."""
+        for key in q.POOL_LABELS:
+            value = labels.get(key, "")
+            if value in self.all_pools:
+                return value
+            if value and value.replace("-", "") in self.squashed:
+                return self.squashed[value.replace("-", "")]
+        return UNKNOWN
+
+    def is_cpu_pool(self, pool: str) -> bool:
+        """A spec pool without GPUs: its nodes are not GPU nodes."""
+        return pool in self.all_pools and pool not in self.pools
+
+    def accelerator(self, pool: str, labels: dict[str, str] | None = None) -> str:
+        if pool in self.pools:
+            return self.pools[pool].accelerator or UNKNOWN
+        return (labels or {}).get(q.ACCELERATOR_LABEL) or UNKNOWN
+
+    def _acc(self, pool: str) -> Accelerator | None:
+        spec_pool = self.pools.get(pool)
+        return (
+            self.catalog.accelerator(spec_pool.accelerator) if spec_pool and spec_pool.accelerator else None
+        )
+
+    def profile_fraction(self, pool: str, profile: str) -> float:
+        """Share of a physical GPU that one MIG instance of `profile` is (compute slices)."""
+        acc = self._acc(pool)
+        found = acc.mig_profile(profile) if acc else None
+        if acc and found and acc.compute_slices:
+            return found.compute_slices / acc.compute_slices
+        match = re.match(r"(\d+)g", profile)
+        return int(match.group(1)) / 7 if match else 1.0
+
+    def resource_fraction(self, pool: str, resource: str) -> float:
+        """Physical GPUs that one unit of a kube-state-metrics resource name stands for."""
+        spec_pool: NodePool | None = self.pools.get(pool)
+        if resource.startswith(_MIG_KSM_PREFIX):
+            acc = self._acc(pool)
+            for name in acc.mig_profiles if acc else ():
+                if ksm_resource(mig_resource_name(name)) == resource:
+                    return self.profile_fraction(pool, name)
+            return self.profile_fraction(pool, resource.removeprefix(_MIG_KSM_PREFIX).split("_")[0])
+        if spec_pool is None:
+            return 1.0
+        sharing = spec_pool.sharing
+        if sharing.mode in ("time-slicing", "mps"):
+            return 1.0 / max(sharing.replicas, 1)
+        if sharing.mode == "mig" and sharing.layout:
+            return self.profile_fraction(pool, sharing.layout[0])
+        return 1.0
+
+    def team_of(self, namespace: str, labels: dict[str, str]) -> str:
+        team = labels.get(q.TEAM_LABEL, "")
+        if team in self.teams:
+            return team
+        return self.team_of_ns.get(namespace, UNASSIGNED)
+
+    def gpu_hourly(self, pool: str) -> tuple[float, bool]:
+        spec_pool = self.pools.get(pool)
+        if spec_pool is None:
+            return 0.0, False
+        price = pool_price(self.spec, spec_pool)
+        return price.gpu_hourly, price.spot
