@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from gpuplane.report import Page, charts
-from gpuplane.report.browser import BrowserUnavailable, check_in_chromium, find_chromium
+from tests.support.browser import BrowserUnavailable, check_in_chromium, find_chromium
 
 
 @pytest.fixture(scope="module")

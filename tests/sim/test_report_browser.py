@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from gpuplane.report.browser import BrowserUnavailable, check_in_chromium, find_chromium
 from gpuplane.sim.cli_support import Options, execute
+from tests.support.browser import BrowserUnavailable, check_in_chromium, find_chromium
 
 
 @pytest.fixture(scope="module")
