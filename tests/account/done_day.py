@@ -14,9 +14,9 @@ counters and nodes exist when the window opens.
 | —     | aks-system-0 | none (agentpool=system)       | —                               | a system node of no spec pool        |
 
 Kueue: ClusterQueues vision, nlp and serving. Before the window: vision admitted one workload
-(wait 600 s), nlp one (120 s), serving one (30 s). Inside it: vision 0:10 (600 s); nlp 0:30
-(0 s), 1:05 (300 s), 1:58:30... admitted 2:00 (90 s) and 7:10 (600 s, the first of priority
-class `high`: a child series born in the window); serving admits nothing (its mean is NaN).
+(wait 600 s), nlp one (120 s), serving one (30 s). Inside it: vision at 0:10 (waited 600 s); nlp
+at 0:30 (0 s), 1:05 (300 s), 2:00 (90 s) and 7:10 (600 s, the first of priority class `high`: a
+child series born in the window); serving admits nothing (in PromQL its mean is NaN).
 """
 
 from __future__ import annotations
