@@ -160,3 +160,19 @@ def test_notes_say_what_is_unmeasured_and_why(result: AccountResult) -> None:
     assert "KUBERNETES_VIRTUAL_GPUS" in text and "GPU-t4-0 on aks-t4-0" in text
     assert "enableClusterQueueResources" in text
     assert not any("belong to no pool" in n or "carry no pool label" in n for n in result.notes)
+
+
+def test_the_report_timeline_splits_the_gpus_the_same_way(result: AccountResult) -> None:
+    line = result.timeline
+    assert line is not None
+    at = {t: i for i, t in enumerate(line.times)}
+    noon, three = at[DAY + 12 * 3600], at[DAY + 3 * 3600]
+    # at 12:00: llm-ft-1 (2 GPUs at 0.8), spot-batch (0.95), the T4 pods (1/4 each of 0.6), the MIG pods
+    assert line.useful[noon] == pytest.approx(2 * 0.8 + 0.95 + 2 * REPLICA * 0.6)
+    assert line.idle[noon] == pytest.approx(2 * 0.2 + 0.05 + 2 * REPLICA * 0.4)
+    assert line.unmeasured[noon] == pytest.approx(MIG3 + MIG2 + MIG1)
+    assert line.failed[noon] == 0 and line.failed[three] == pytest.approx(2)  # llm-ft-0 ran 1:05-7:00
+    provisioned = 2 * 2 + 1 + 1 + 1  # train, spot (until 14:00), mig, t4
+    allocated = 2 + 1 + MIG3 + MIG2 + MIG1 + 2 * REPLICA
+    assert line.unallocated[noon] == pytest.approx(provisioned - allocated)
+    assert sum(v[noon] for v in line.allocated_by_team.values()) == pytest.approx(allocated)

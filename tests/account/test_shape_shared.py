@@ -145,3 +145,13 @@ def test_power_is_counted_once_per_shared_gpu(result: AccountResult) -> None:
     pool = result.pool("t4")
     watt_hours = 2 * (10 * 24 + 5 * 24 + 10 * 12 + 2 * 2)  # both nodes: idle + each pod's watts while it runs
     assert pool is not None and pool.energy_kwh == pytest.approx(watt_hours / 1000, rel=REL)
+
+
+def test_the_report_timeline_credits_the_split_activity(result: AccountResult) -> None:
+    line = result.timeline
+    assert line is not None
+    noon = line.times.index(DAY + 12 * H)
+    per_node = (1 / 4 + 2 / 4) * 0.5  # a's and b's replicas of the GPU's 0.5 activity
+    assert line.useful[noon] == pytest.approx(2 * per_node)
+    assert line.idle[noon] == pytest.approx(2 * (3 / 4 - per_node))
+    assert line.unmeasured[noon] == pytest.approx(0)

@@ -151,14 +151,33 @@ def _charts(client: PromClient, w: Window, raw: RawData, labels: q.PodLabels) ->
         }
 
     raw.alloc_series = grab(q.ALLOCATED, ALLOC_BY)
+    partly = _partly_measured(raw)
     for metric, activity in raw.activity.items():
         if not activity.measured:
             continue
-        series = grab(q.activity(metric, labels), ACTIVITY_BY)
+        series = grab(q.activity(metric, labels, measured=partly), ACTIVITY_BY)
         activity.active_series = {(k[0], k[1], k[2]): v for k, v in series.items() if k[3] == "active"}
         activity.measured_series = {(k[0], k[1], k[2]): v for k, v in series.items() if k[3] == "measured"}
         _chart_split(raw, metric, activity, w, step)
     raw.node_series = {k[0]: v for k, v in grab(q.NODES_NOW, ("node",)).items()}
+
+
+def _partly_measured(raw: RawData) -> bool:
+    """Whether some pod's devices were measured for less than its allocation (in unit-hours).
+
+    Only then do the charts need the measured-device series; otherwise measured is allocated.
+    """
+    allocated: dict[PodKey, float] = {}
+    for (ns, pod, _node, _resource), unit_h in raw.allocated.items():
+        allocated[(ns, pod)] = allocated.get((ns, pod), 0.0) + unit_h
+    measured: dict[PodKey, float] = {}
+    for activity in raw.activity.values():
+        per_pod: dict[PodKey, float] = {}
+        for (ns, pod, _profile), unit_h in activity.measured.items():
+            per_pod[(ns, pod)] = per_pod.get((ns, pod), 0.0) + unit_h
+        for key, unit_h in per_pod.items():
+            measured[key] = max(measured.get(key, 0.0), unit_h)
+    return any(measured.get(key, 0.0) < unit_h * (1 - 1e-9) for key, unit_h in allocated.items())
 
 
 def _chart_split(raw: RawData, metric: str, activity: Activity, w: Window, step: float) -> None:

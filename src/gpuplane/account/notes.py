@@ -84,7 +84,8 @@ def _node_notes(raw: RawData, res: Resolver, pools: list[PoolUsage], info: NodeI
         notes.append(
             f"{len(unknown)} GPU node(s) ({shown}) carry no pool label matching the spec in kube_node_labels "
             f"({', '.join(q.POOL_LABELS)}): label the nodes {LABEL_POOL} and keep {allowlist} in "
-            "kube-state-metrics' --metric-labels-allowlist. They are priced at 0."
+            "kube-state-metrics' --metric-labels-allowlist. They are priced at 0, and a time-sliced "
+            "replica on them counts as a whole GPU (their pool's sharing is unknown)."
         )
     matched = [p for p in pools if p.pool in res.pools and p.nodes_seen]
     for p in pools:

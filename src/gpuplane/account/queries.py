@@ -88,7 +88,7 @@ HONORED = PodLabels()
 EXPORTED = PodLabels("exported_pod", "exported_namespace")
 
 
-def activity(metric: str, labels: PodLabels) -> str:
+def activity(metric: str, labels: PodLabels, *, measured: bool = True) -> str:
     """Engine activity (0..1) and measured devices per pod and MIG profile while the pod runs.
 
     Two series per (pod, profile) tell them apart by `kind`: `active` sums the activity of the
@@ -99,8 +99,10 @@ def activity(metric: str, labels: PodLabels) -> str:
     held = labels.held(metric)
     by = "namespace, pod, GPU_I_PROFILE"
     active = f'label_replace(sum by ({by}) ({scaled}), "kind", "active", "", "")'
-    measured = f'label_replace(count by ({by}) ({held}), "kind", "measured", "", "")'
-    return f"({active} or {measured}) * on (namespace, pod) group_left () {RUNNING}"
+    if not measured:
+        return f"{active} * on (namespace, pod) group_left () {RUNNING}"
+    counted = f'label_replace(count by ({by}) ({held}), "kind", "measured", "", "")'
+    return f"({active} or {counted}) * on (namespace, pod) group_left () {RUNNING}"
 
 
 def gpu_pods(r: str) -> str:

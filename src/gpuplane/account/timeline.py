@@ -59,24 +59,33 @@ def _measured(raw: RawData, res: Resolver, pod: PodUsage) -> tuple[Curve, Curve]
     return active, measured
 
 
+def _with_measured_series(raw: RawData) -> set[tuple[str, str, str]]:
+    """(metric, namespace, pod) whose measured devices the chart series carry (fetched only when
+    some pod was measured for less than its allocation)."""
+    return {(m, k[0], k[1]) for m, a in raw.activity.items() for k in a.measured_series}
+
+
 def timeline(raw: RawData, res: Resolver, pods: list[PodUsage], info: NodeInfo) -> Timeline:
     """The GPUs-by-state curves of the report."""
     w, step = raw.window, raw.chart_step
     times = [w.start + i * step for i in range(int((w.last - w.start) // step) + 1)]
     by_key = {(p.namespace, p.pod): p for p in pods}
     allocated = _allocated(raw, res, info, by_key)
+    with_series = _with_measured_series(raw)
     out = Timeline(times)
     teams: dict[str, Curve] = defaultdict(lambda: defaultdict(float))
     state: dict[str, Curve] = {k: defaultdict(float) for k in ("useful", "idle", "unmeasured", "failed")}
     for key, curve in allocated.items():
         pod = by_key[key]
         active, measured = _measured(raw, res, pod)
+        # measured throughout and no measured series fetched: measured = allocated
+        whole = pod.unmeasured_h == 0 and (pod.activity_source, *key) not in with_series
         for t, gpus in curve.items():
             teams[pod.team or UNASSIGNED][t] += gpus
             if pod.outcome == "Failed":
                 state["failed"][t] += gpus
                 continue
-            m = min(measured.get(t, 0.0), gpus)
+            m = gpus if whole else min(measured.get(t, 0.0), gpus)
             a = min(active.get(t, 0.0), m)
             state["useful"][t] += a
             state["idle"][t] += m - a
