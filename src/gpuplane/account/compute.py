@@ -93,7 +93,7 @@ def _one_pod(
 ) -> PodUsage:
     node, resource = rows[0][0], rows[0][1]
     pool = info.pool_of.get(node, UNKNOWN)
-    allocated = sum(unit_h * res.resource_fraction(pool, r) for _, r, unit_h in rows)
+    allocated = max(sum(unit_h * res.resource_fraction(pool, r) for _, r, unit_h in rows), 0.0)
     run_h = _running_hours(raw, key)
     source = _source(raw, key)
     base = res.resource_fraction(pool, resource)
@@ -102,8 +102,9 @@ def _one_pod(
         fraction = res.profile_fraction(pool, profile) if profile else base
         measured += measured_h * fraction
         active += active_h * fraction
-    measured = allocated if measured > allocated - _ROUNDING * allocated else measured
-    active = min(active, measured)
+    # measured within [0, allocated] and active within [0, measured], whatever the series said
+    measured = allocated if measured > allocated - _ROUNDING * allocated else max(measured, 0.0)
+    active = min(max(active, 0.0), measured)
     failed = (raw.outcomes.get(key, "") == "Failed") and key not in raw.running_at_end
     labels = raw.pod_labels.get(key, {})
     at_end = sum(

@@ -34,13 +34,13 @@ class NodeInfo:
 
 
 def _unknown_gpus(raw: RawData, node: str) -> int:
-    if raw.gpus_per_host.get(node):
+    if raw.gpus_per_host.get(node, 0) > 0:
         return int(raw.gpus_per_host[node])
-    return int(raw.allocatable.get((node, _WHOLE_GPU), 0))
+    return max(int(raw.allocatable.get((node, _WHOLE_GPU), 0)), 0)
 
 
 def _has_gpus(raw: RawData, node: str) -> bool:
-    return bool(raw.gpus_per_host.get(node)) or any(
+    return raw.gpus_per_host.get(node, 0) > 0 or any(
         units > 0 for (n, _r), units in raw.allocatable.items() if n == node
     )
 
@@ -58,7 +58,7 @@ def node_info(raw: RawData, res: Resolver) -> NodeInfo:
             continue  # a node of no spec pool without GPUs (system nodes and the like)
         info.pool_of[node] = pool
         info.labels_of[node] = labels
-        info.hours[node] += present_h
+        info.hours[node] += max(present_h, 0.0)  # a count of steps: never negative from a sane server
         info.gpus_of[node] = res.pools[pool].gpus if pool in res.pools else _unknown_gpus(raw, node)
     return info
 
@@ -69,7 +69,7 @@ def _health(raw: RawData, usage: PoolUsage, node: str) -> None:
         usage.max_temp_c = max(usage.max_temp_c or raw.max_temp[node], raw.max_temp[node])
     if node in raw.max_fb_used_mib:
         usage.max_fb_used_mib = max(usage.max_fb_used_mib or 0.0, raw.max_fb_used_mib[node])
-    usage.energy_kwh += raw.energy_kwh.get(node, 0.0)
+    usage.energy_kwh += max(raw.energy_kwh.get(node, 0.0), 0.0)
 
 
 def _one_pool(raw: RawData, res: Resolver, name: str, pods: list[PodUsage], info: NodeInfo) -> PoolUsage:
