@@ -9,44 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpuplane.workloads.fields import Path, as_dict, as_list, as_str, get
 from gpuplane.yamlio import LocDict, LocList
 
-Path = tuple[str | int, ...]
+__all__ = ["K8sObject", "Path", "Pos", "as_dict", "as_list", "as_str", "get", "position"]
+
 Pos = tuple[int | None, int | None]
-
-
-def get(data: Any, *path: str | int, default: Any = None) -> Any:
-    """Safe nested lookup in dicts and lists; `default` when any step is missing or mistyped."""
-    node = data
-    for part in path:
-        if isinstance(part, str) and isinstance(node, dict):
-            if part not in node:
-                return default
-            node = node[part]
-        elif isinstance(part, int) and isinstance(node, list) and 0 <= part < len(node):
-            node = node[part]
-        else:
-            return default
-    return node
-
-
-def as_dict(value: Any) -> dict[str, Any]:
-    """`value` if it is a mapping, else an empty one (manifests are often half-written)."""
-    return value if isinstance(value, dict) else {}
-
-
-def as_list(value: Any) -> list[Any]:
-    """`value` if it is a list, else an empty one."""
-    return value if isinstance(value, list) else []
-
-
-def as_str(value: Any) -> str:
-    """A scalar as text (YAML may hand us ints and bools); '' for missing or non-scalars."""
-    if value is None or isinstance(value, dict | list):
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
 
 
 def position(root: Any, path: Path, *, key: bool = True) -> Pos:

@@ -96,6 +96,11 @@ POD_GROUP_TOTAL_COUNT_ANNOTATION = _n("kueue", "pod_group_total_count_annotation
 JOB_MIN_PARALLELISM_ANNOTATION = _n("kueue", "job_min_parallelism_annotation")
 KUEUE_CONFIG_GROUP = _n("kueue", "config_group")
 TAS_ANNOTATIONS: tuple[str, ...] = tuple(str(a) for a in _names()["kueue"]["tas_annotations"])
+POD_ROLE_HASH_ANNOTATION = _n("kueue", "pod_role_hash_annotation")
+KUEUE_ADMISSION_GATE = _n("kueue", "admission_gate")
+MAX_EXEC_TIME_SECONDS_LABEL = _n("kueue", "max_exec_time_seconds_label")
+DEFAULT_LOCAL_QUEUE = _n("kueue", "default_local_queue")
+DEFAULT_WORKLOAD_PRIORITY_CLASS = _n("kueue", "default_workload_priority_class")
 
 # -- Kubernetes -------------------------------------------------------------------------------
 LABEL_MANAGED_BY = _n("kubernetes", "managed_by_label")
@@ -119,6 +124,7 @@ CLOUD_NODE_POOL_LABELS = (
     GKE_NODEPOOL_LABEL,
     EKS_NODEGROUP_LABEL,
 )
+NAMESPACE_NAME_LABEL = _n("kubernetes", "namespace_name_label")
 
 
 def mig_resource(profile: str) -> str:
