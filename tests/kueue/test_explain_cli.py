@@ -85,7 +85,7 @@ def test_table_output_names_reasons() -> None:
     assert result.exit_code == 0
     assert "team/no-lq" in result.stdout and "LocalQueue" in result.stdout
     assert "admitted" in result.stdout and "team/fine" in result.stdout
-    assert "skipped Job not-kueue" in result.stdout
+    assert "Job team/not-kueue" in result.stdout and "not managed by Kueue" in result.stdout
 
 
 def test_malformed_yaml_exits_2_with_file_and_line(tmp_path: Path) -> None:

@@ -1,14 +1,16 @@
-"""`gpuplane explain`: why is my GPU job waiting? Runs Kueue's admission cycle over objects."""
+"""`gpuplane explain`: why is my GPU job waiting, would it be admitted now, and when?"""
 
 from __future__ import annotations
 
 from enum import StrEnum
+from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
 
 from gpuplane.errors import UsageError
+from gpuplane.vocab import ANNOTATION_EXPECTED_RUNTIME
 
 
 class Output(StrEnum):
@@ -18,10 +20,24 @@ class Output(StrEnum):
     json = "json"
 
 
+def _runtime(text: str) -> float:
+    from gpuplane.kueue.durations import parse_duration
+
+    seconds = parse_duration(text)
+    if seconds is None:
+        raise UsageError(f"--assume-runtime: {text!r} is not a duration (e.g. 45m, 2h, 1d)")
+    return seconds
+
+
 def explain(
     files: Annotated[
         list[str] | None,
-        typer.Option("-f", "--filename", help="File, directory or - (stdin) with Kueue objects; repeatable."),
+        typer.Option(
+            "-f",
+            "--filename",
+            help="File, directory or - (stdin) with Kueue objects and/or job objects (Job, JobSet, "
+            "PyTorchJob, RayJob, Pod...); repeatable. With --kubeconfig: the jobs you plan to submit.",
+        ),
     ] = None,
     cycles: Annotated[
         int,
@@ -39,28 +55,66 @@ def explain(
     output: Annotated[Output, typer.Option("-o", "--output", help="table or json.")] = Output.table,
     kubeconfig: Annotated[
         str | None,
-        typer.Option("--kubeconfig", help="Read the objects from a cluster (read-only) instead of files."),
+        typer.Option("--kubeconfig", help="Read the objects from a cluster (read-only: list calls only)."),
     ] = None,
     context: Annotated[str | None, typer.Option("--context", help="kubeconfig context to use.")] = None,
+    eta: Annotated[
+        bool,
+        typer.Option(
+            "--eta",
+            help="Estimate when each pending workload is admitted, running Kueue's rules forward in "
+            f"time (runtimes: activeDeadlineSeconds, {ANNOTATION_EXPECTED_RUNTIME}, else --assume-runtime).",
+        ),
+    ] = False,
+    assume_runtime: Annotated[
+        str,
+        typer.Option(
+            "--assume-runtime", help="With --eta: runtime of workloads that declare none (e.g. 45m, 2h)."
+        ),
+    ] = "2h",
+    spec: Annotated[
+        Path | None,
+        typer.Option(
+            "--spec",
+            help="Platform spec: check that admitted pods fit a node of their flavor's pool "
+            "(Node objects in the input are checked the same way).",
+        ),
+    ] = None,
 ) -> None:
-    """Explain Kueue admission: what gets admitted, what is preempted, and why each workload waits."""
-    from gpuplane.kueue.explain import dumps, print_tables, run_explain
+    """Explain Kueue admission: what gets admitted, what is preempted, why each workload waits,
+    what happens to jobs you submit (-f job.yaml) and, with --eta, when they get in."""
+    from gpuplane.kueue.explain import ExplainOptions, dumps, explain_input, print_tables
+    from gpuplane.kueue.parse import Parsed
 
+    if not (kubeconfig or files):
+        raise UsageError("give -f FILE|DIR|- or --kubeconfig PATH")
+    options = ExplainOptions(cycles=cycles, fair_sharing=fair_sharing or None)
+    if eta:
+        from gpuplane.kueue.eta import EtaOptions
+
+        options.eta = EtaOptions(assume_runtime=_runtime(assume_runtime))
+    if spec is not None:
+        from gpuplane.kueue.fit import nodes_from_spec
+        from gpuplane.spec import load_spec
+
+        options.nodes = nodes_from_spec(load_spec(spec))
+    parsed = Parsed()
     if kubeconfig:
         from gpuplane.kueue.live import read_cluster
 
         parsed = read_cluster(kubeconfig, context)
-    elif files:
+    if files:
         from gpuplane.kueue.load import load_paths
 
-        parsed = load_paths(files)
-    else:
-        raise UsageError("give -f FILE|DIR|- or --kubeconfig PATH")
-    snap, results = run_explain(parsed, cycles, fair_sharing or None)
+        more = load_paths(files)
+        parsed.objects.extend(more.objects)
+        parsed.notes.extend(more.notes)
+        parsed.k8s.extend(more.k8s)
+    result = explain_input(parsed, options)
     if output == Output.json:
-        typer.echo(dumps(snap, results), nl=False)
+        typer.echo(dumps(result.snap, result.results, result), nl=False)
     else:
-        print_tables(Console(highlight=False, soft_wrap=True), snap, results)
+        print_tables(Console(highlight=False, soft_wrap=False), result.snap, result.results, result)
 
 
 def register(app: typer.Typer) -> None:

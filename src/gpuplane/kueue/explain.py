@@ -1,17 +1,36 @@
-"""`explain`: run N scheduling cycles over Kueue objects and report each one as data or a table."""
+"""`explain`: job objects to Workloads, N scheduling cycles, answers for submitted jobs, node fit, ETAs.
+
+`run_explain` is the engine step (cycles over parsed objects); `explain_input` is the whole
+command: it converts job objects (`jobframework`), assumes the namespaces the input does not show,
+runs the cycles, checks admitted pods against node shapes (`fit`), answers for submitted jobs
+(`whatif`) and, when asked, runs the snapshot forward for ETAs (`eta`). Output: `explain_output`.
+"""
 
 from __future__ import annotations
 
-import json
+from dataclasses import dataclass, field
 from typing import Any
 
-from rich.console import Console
-from rich.table import Table
-
-from gpuplane.kueue.objects import Workload
+from gpuplane.kueue import eta as eta_mod
+from gpuplane.kueue.explain_output import dumps, print_tables, to_json
+from gpuplane.kueue.fit import NodeShape, Unfit, check, nodes_from_objects
+from gpuplane.kueue.jobframework import Conversion, add_job_workloads
+from gpuplane.kueue.objects import Namespace, Workload
 from gpuplane.kueue.parse import Parsed
 from gpuplane.kueue.scheduler import CycleResult, schedule_cycle
 from gpuplane.kueue.snapshot import Snapshot
+from gpuplane.kueue.whatif import Answer, answers
+from gpuplane.vocab import NAMESPACE_NAME_LABEL
+
+__all__ = [
+    "ExplainOptions",
+    "Explanation",
+    "dumps",
+    "explain_input",
+    "print_tables",
+    "run_explain",
+    "to_json",
+]
 
 
 def _latest_time(parsed: Parsed) -> float:
@@ -40,81 +59,79 @@ def run_explain(
     return snap, results
 
 
-def to_json(snap: Snapshot, results: list[CycleResult]) -> dict[str, Any]:
-    """The documented JSON shape: {"cycles": [{admitted, preempted, pending}], ...}."""
-    cycles = []
-    for r in results:
-        cycles.append(
-            {
-                "cycle": r.cycle,
-                "admitted": [
-                    {
-                        "workload": a.workload,
-                        "clusterQueue": a.cluster_queue,
-                        "podSets": [
-                            {"name": p.name, "count": p.count, "flavors": p.flavors} for p in a.pod_sets
-                        ],
-                        "borrowingLevel": a.borrowing,
-                    }
-                    for a in r.admitted
-                ],
-                "preempted": [
-                    {
-                        "workload": p.workload,
-                        "preemptor": p.preemptor,
-                        "reason": p.reason,
-                        "clusterQueue": p.cluster_queue,
-                        "priority": p.priority,
-                    }
-                    for p in r.preempted
-                ],
-                "pending": [
-                    {
-                        "workload": p.workload,
-                        "clusterQueue": p.cluster_queue,
-                        "queue": p.queue,
-                        "reason": p.reason,
-                    }
-                    for p in r.pending
-                ],
-            }
+@dataclass
+class ExplainOptions:
+    """What `explain_input` does beyond the cycles: node shapes to check, ETAs."""
+
+    cycles: int = 1
+    fair_sharing: bool | None = None
+    eta: eta_mod.EtaOptions | None = None
+    nodes: list[NodeShape] = field(default_factory=list)
+
+
+@dataclass
+class Explanation:
+    """Everything `explain` reports."""
+
+    snap: Snapshot
+    results: list[CycleResult]
+    conversion: Conversion
+    answers: list[Answer] = field(default_factory=list)
+    unfit: list[Unfit] = field(default_factory=list)
+    nodes_checked: bool = False
+    etas: dict[str, eta_mod.Eta] = field(default_factory=dict)
+    eta_assumptions: list[str] = field(default_factory=list)
+    empty: bool = False
+
+    def json(self) -> dict[str, Any]:
+        return to_json(self.snap, self.results, self)
+
+
+def assume_namespaces(parsed: Parsed) -> None:
+    """Namespaces the Workloads live in but the input does not show exist, with only their name label.
+
+    Only when the input has Namespace objects at all (otherwise selectors are not checked)."""
+    known = {o.name for o in parsed.objects if isinstance(o, Namespace)}
+    if not known:
+        return
+    missing = sorted({o.namespace for o in parsed.objects if isinstance(o, Workload)} - known)
+    for ns in missing:
+        parsed.objects.append(Namespace(ns, {NAMESPACE_NAME_LABEL: ns}))
+    if missing:
+        parsed.notes.append(
+            f"namespace(s) {', '.join(missing)} not in the input: taken to exist with only the "
+            f"{NAMESPACE_NAME_LABEL} label"
         )
-    return {
-        "fairSharing": snap.fair_sharing is not None,
-        "cycles": cycles,
-        "notes": list(snap.notes),
-    }
 
 
-def dumps(snap: Snapshot, results: list[CycleResult]) -> str:
-    """Stable JSON text (sorted keys inside objects are kept as built; lists are ordered)."""
-    return json.dumps(to_json(snap, results), indent=2) + "\n"
+def _eta_options(opt: eta_mod.EtaOptions, parsed: Parsed) -> eta_mod.EtaOptions:
+    """The ETA options with every runtime the input declares (jobs' limits, annotations)."""
+    runtimes = dict(opt.runtimes)
+    for obj in parsed.objects:
+        if isinstance(obj, Workload) and obj.runtime_hint is not None:
+            runtimes.setdefault(obj.key, obj.runtime_hint)
+    return eta_mod.EtaOptions(opt.assume_runtime, runtimes, opt.resolution, opt.horizon)
 
 
-def print_tables(console: Console, snap: Snapshot, results: list[CycleResult]) -> None:
-    """Rich tables: per cycle admitted, preempted and pending workloads with reasons."""
-    for note in snap.notes:
-        console.print(f"note: {note}", style="dim", markup=False)
-    for r in results:
-        console.rule(f"cycle {r.cycle}" + (" (fair sharing)" if snap.fair_sharing else ""))
-        if r.admitted:
-            t = Table("workload", "ClusterQueue", "pod sets (count: flavors)", title="admitted")
-            for a in r.admitted:
-                ps = "; ".join(
-                    f"{p.name} x{p.count}: " + ", ".join(f"{k}={v}" for k, v in p.flavors.items())
-                    for p in a.pod_sets
-                )
-                t.add_row(a.workload, a.cluster_queue, ps)
-            console.print(t)
-        if r.preempted:
-            t = Table("victim", "ClusterQueue", "priority", "preemptor", "reason", title="preempted")
-            for p in r.preempted:
-                t.add_row(p.workload, p.cluster_queue, str(p.priority), p.preemptor, p.reason)
-            console.print(t)
-        if r.pending:
-            t = Table("workload", "ClusterQueue", "queue", "why it waits", title="pending")
-            for q in r.pending:
-                t.add_row(q.workload, q.cluster_queue, q.queue, q.reason)
-            console.print(t)
-        if not (r.admitted or r.preempted or r.pending):
-            console.print("nothing to schedule")
+def explain_input(parsed: Parsed, options: ExplainOptions | None = None) -> Explanation:
+    """Run the whole explanation on parsed input (`parsed` gains the jobs' Workloads)."""
+    opt = options or ExplainOptions()
+    conversion = add_job_workloads(parsed)
+    assume_namespaces(parsed)
+    empty = not any(isinstance(o, Workload) for o in parsed.objects) and not conversion.unmanaged
+    snap, results = run_explain(parsed, opt.cycles, opt.fair_sharing)
+    out = Explanation(snap, results, conversion, empty=empty)
+    nodes = [*nodes_from_objects(parsed.k8s), *opt.nodes]
+    if nodes:
+        out.nodes_checked = True
+        newly = {a.workload for r in results for a in r.admitted}
+        out.unfit = check(
+            [snap.workloads[k] for k in sorted(newly) if k in snap.workloads], snap.flavors, nodes
+        )
+    out.answers = answers(conversion, results, out.unfit)
+    if opt.eta is not None:
+        eta_opt = _eta_options(opt.eta, parsed)
+        targets = [w.key for w in snap.pending()]
+        out.etas = eta_mod.estimate(snap, targets, eta_opt)
+        out.eta_assumptions = eta_mod.assumptions_for(eta_opt, targets)
+    return out

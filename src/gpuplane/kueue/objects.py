@@ -189,6 +189,7 @@ class PriorityClass:
     name: str
     value: int
     kind: str = "WorkloadPriorityClass"
+    global_default: bool = False
 
 
 @dataclass(frozen=True)
@@ -257,6 +258,10 @@ class Workload:
     problem: str | None = None
     source: str = ""
     requeue_time: float | None = None
+    owners: tuple[tuple[str, str, str], ...] = ()
+    """`metadata.ownerReferences` as (kind, name, uid): the job object a Workload belongs to."""
+    runtime_hint: tuple[float, str] | None = None
+    """(seconds, source) the workload is known or expected to run, for `explain --eta`."""
 
     @property
     def order_time(self) -> float:

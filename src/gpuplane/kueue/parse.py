@@ -39,24 +39,44 @@ from gpuplane.kueue.objects import (
     Toleration,
     Workload,
 )
-from gpuplane.kueue.quantity import QuantityError, parse_quantity
+from gpuplane.kueue.requests import BadField as _Bad
+from gpuplane.kueue.requests import pod_requests
+from gpuplane.kueue.requests import quantity as _q
 from gpuplane.vocab import DRA_GROUP, KUEUE_CONFIG_GROUP, KUEUE_GROUP
+from gpuplane.workloads import lookup as lookup_kind
+from gpuplane.workloads import not_understood
 from gpuplane.yamlio import Document, locate
+
+DEFAULT_NAMESPACE = "default"
+# Kinds explain reads besides Kueue's own: the inputs of job -> Workload conversion (see
+# `jobframework`) and of the node-fit check. Workload kinds are recognised by gpuplane.workloads.
+AUXILIARY_KINDS = frozenset(
+    {
+        "Node",
+        "RuntimeClass",
+        "LimitRange",
+        "TrainingRuntime",
+        "ClusterTrainingRuntime",
+        "ResourceClaimTemplate",
+    }
+)
+
+
+@dataclass
+class RawObject:
+    """A non-Kueue object kept for later readers (job objects, Nodes...), with its source."""
+
+    data: Mapping[str, Any]
+    source: str
 
 
 @dataclass
 class Parsed:
-    """Parsed objects plus notes about what was skipped."""
+    """Parsed objects, notes about what was skipped, and the other objects explain reads."""
 
     objects: list[object] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-
-
-class _Bad(Exception):
-    def __init__(self, path: tuple[str | int, ...], message: str) -> None:
-        super().__init__(message)
-        self.path = path
-        self.message = message
+    k8s: list[RawObject] = field(default_factory=list)
 
 
 def parse_time(value: object) -> float:
@@ -68,13 +88,6 @@ def parse_time(value: object) -> float:
         return dt.datetime.fromisoformat(text).timestamp()
     except ValueError:
         return 0.0
-
-
-def _q(value: object, path: tuple[str | int, ...]) -> int:
-    try:
-        return parse_quantity(value)
-    except QuantityError as exc:
-        raise _Bad(path, str(exc)) from exc
 
 
 def _m(data: object) -> Mapping[str, Any]:
@@ -118,6 +131,11 @@ def _requirements(items: object) -> tuple[SelectorRequirement, ...]:
         for r in _l(items)
         if isinstance(r, Mapping)
     )
+
+
+def label_selector(data: object) -> LabelSelector | None:
+    """A metav1.LabelSelector; None (matches nothing) when absent."""
+    return _label_selector(data)
 
 
 def _label_selector(data: object) -> LabelSelector | None:
@@ -198,30 +216,6 @@ def _cluster_queue(name: str, spec: Mapping[str, Any]) -> ClusterQueue:
     )
 
 
-def _container_requests(c: Mapping[str, Any], path: tuple[str | int, ...]) -> dict[str, int]:
-    res = _m(c.get("resources"))
-    out = {
-        str(k): _q(v, (*path, "resources", "requests", str(k))) for k, v in _m(res.get("requests")).items()
-    }
-    for k, v in _m(res.get("limits")).items():
-        out.setdefault(str(k), _q(v, (*path, "resources", "limits", str(k))))
-    return out
-
-
-def pod_requests(pod_spec: Mapping[str, Any], path: tuple[str | int, ...]) -> dict[str, int]:
-    """k8s PodRequests: Σ containers, max with each init container, plus overhead (milli-units)."""
-    total: dict[str, int] = {}
-    for i, c in enumerate(_l(pod_spec.get("containers"))):
-        for k, v in _container_requests(_m(c), (*path, "containers", i)).items():
-            total[k] = total.get(k, 0) + v
-    for i, c in enumerate(_l(pod_spec.get("initContainers"))):
-        for k, v in _container_requests(_m(c), (*path, "initContainers", i)).items():
-            total[k] = max(total.get(k, 0), v)
-    for k, v in _m(pod_spec.get("overhead")).items():
-        total[str(k)] = total.get(str(k), 0) + _q(v, (*path, "overhead", str(k)))
-    return total
-
-
 def _affinity(pod_spec: Mapping[str, Any]) -> tuple[tuple[SelectorRequirement, ...], ...] | None:
     req = _m(
         _m(_m(pod_spec.get("affinity")).get("nodeAffinity")).get(
@@ -234,22 +228,35 @@ def _affinity(pod_spec: Mapping[str, Any]) -> tuple[tuple[SelectorRequirement, .
     return tuple(_requirements(_m(t).get("matchExpressions")) for t in terms)
 
 
-def _pod_set(ps: Mapping[str, Any], i: int) -> PodSet:
-    path: tuple[str | int, ...] = ("spec", "podSets", i)
-    pod_spec = _m(_m(ps.get("template")).get("spec"))
-    per_pod = pod_requests(pod_spec, (*path, "template", "spec"))
-    min_count = ps.get("minCount")
+def pod_set(
+    name: str, count: int, min_count: int | None, pod_spec: Mapping[str, Any], per_pod: dict[str, int]
+) -> PodSet:
+    """A PodSet record from a pod spec (selectors, tolerations, affinity) and its per-pod requests."""
     podset = PodSet(
-        name=str(ps.get("name", "main")),
-        count=int(ps.get("count", 1)),
+        name=name,
+        count=count,
         requests={},
-        min_count=None if min_count is None else int(min_count),
+        min_count=min_count,
         node_selector={str(k): str(v) for k, v in _m(pod_spec.get("nodeSelector")).items()},
         tolerations=_tolerations(pod_spec.get("tolerations")),
         affinity_terms=_affinity(pod_spec),
     )
     podset.per_pod = per_pod
     return podset
+
+
+def _pod_set(ps: Mapping[str, Any], i: int) -> PodSet:
+    path: tuple[str | int, ...] = ("spec", "podSets", i)
+    pod_spec = _m(_m(ps.get("template")).get("spec"))
+    per_pod = pod_requests(pod_spec, (*path, "template", "spec"))
+    min_count = ps.get("minCount")
+    return pod_set(
+        str(ps.get("name", "main")),
+        int(ps.get("count", 1)),
+        None if min_count is None else int(min_count),
+        pod_spec,
+        per_pod,
+    )
 
 
 def _condition(status: Mapping[str, Any], kind: str) -> Mapping[str, Any] | None:
@@ -283,7 +290,7 @@ def _admission(status: Mapping[str, Any], pod_sets: list[PodSet]) -> Admission |
 def _workload(
     meta: Mapping[str, Any], spec: Mapping[str, Any], status: Mapping[str, Any], source: str
 ) -> Workload:
-    ns = str(meta.get("namespace") or "")
+    ns = str(meta.get("namespace") or DEFAULT_NAMESPACE)
     wl = Workload(
         namespace=ns,
         name=str(meta.get("name")),
@@ -293,6 +300,10 @@ def _workload(
         uid=str(meta.get("uid") or ""),
         active=spec.get("active", True) is not False,
         source=source,
+        owners=tuple(
+            (str(_m(o).get("kind", "")), str(_m(o).get("name", "")), str(_m(o).get("uid", "")))
+            for o in _l(meta.get("ownerReferences"))
+        ),
     )
     try:
         wl.pod_sets = [_pod_set(_m(ps), i) for i, ps in enumerate(_l(spec.get("podSets")))]
@@ -303,11 +314,27 @@ def _workload(
         return wl
     if not wl.queue_name and wl.admission is None:
         wl.problem = "the Workload has no spec.queueName"
+    wl.runtime_hint = _runtime_hint(meta, spec)
     reserved = _condition(status, "QuotaReserved")
     if wl.admission is not None and reserved is not None and reserved.get("lastTransitionTime"):
         wl.quota_reserved_time = parse_time(reserved.get("lastTransitionTime"))
     wl.evicted = wl.admission is not None and _condition(status, "Evicted") is not None
     return wl
+
+
+def _runtime_hint(meta: Mapping[str, Any], spec: Mapping[str, Any]) -> tuple[float, str] | None:
+    """gpuplane's expected-runtime annotation, else Kueue's maximumExecutionTimeSeconds."""
+    from gpuplane.kueue.durations import parse_duration
+    from gpuplane.vocab import ANNOTATION_EXPECTED_RUNTIME
+
+    text = str(_m(meta.get("annotations")).get(ANNOTATION_EXPECTED_RUNTIME) or "")
+    seconds = parse_duration(text) if text else None
+    if seconds is not None:
+        return seconds, f"{ANNOTATION_EXPECTED_RUNTIME} {text}"
+    limit = spec.get("maximumExecutionTimeSeconds")
+    if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0:
+        return float(limit), f"maximumExecutionTimeSeconds {limit}"
+    return None
 
 
 @dataclass
@@ -333,7 +360,9 @@ def _object(obj: Mapping[str, Any], source: str, ctx: _Ctx) -> None:
     if kind == "Namespace" and api == "v1":
         out.objects.append(Namespace(name, {str(k): str(v) for k, v in _m(meta.get("labels")).items()}))
     elif kind == "PriorityClass" and api.startswith("scheduling.k8s.io"):
-        ctx.classes[("PriorityClass", name)] = PriorityClass(name, int(obj.get("value", 0)), kind)
+        ctx.classes[("PriorityClass", name)] = PriorityClass(
+            name, int(obj.get("value", 0)), kind, obj.get("globalDefault") is True
+        )
     elif kind == "ConfigMap":
         for text in _m(obj.get("data")).values():
             if isinstance(text, str) and "config.kueue.x-k8s.io" in text:
@@ -341,6 +370,7 @@ def _object(obj: Mapping[str, Any], source: str, ctx: _Ctx) -> None:
     elif kind == "ResourceClaimTemplate" and api.startswith(DRA_GROUP + "/"):
         ctx.dra.add_template(str(meta.get("namespace") or ""), name, spec)
     elif kind == "Configuration" and api.startswith(KUEUE_CONFIG_GROUP):
+        out.k8s.append(RawObject(obj, source))
         ctx.dra.add_mappings(_m(obj.get("resources")).get("deviceClassMappings"))
         fs = obj.get("fairSharing")
         if isinstance(fs, Mapping):
@@ -352,6 +382,9 @@ def _object(obj: Mapping[str, Any], source: str, ctx: _Ctx) -> None:
                 )
             )
     elif not api.startswith(KUEUE_GROUP + "/"):
+        if kind in AUXILIARY_KINDS or lookup_kind(dict(obj)) is not None or not_understood(dict(obj)):
+            out.k8s.append(RawObject(obj, source))  # read by jobframework / the node-fit check
+            return
         out.notes.append(
             f"{source}: skipped {kind or 'object without kind'} {name} ({api or 'no apiVersion'})"
         )
@@ -369,9 +402,14 @@ def _object(obj: Mapping[str, Any], source: str, ctx: _Ctx) -> None:
         parent = _name_ref(spec, ("parentName", "parent"))
         out.objects.append(Cohort(name, parent, _groups(spec, ("spec",)), _weight(spec, ("spec",))))
     elif kind == "LocalQueue":
+        if not meta.get("namespace"):
+            out.notes.append(
+                f"{source}: LocalQueue {name} has no metadata.namespace; "
+                f"taken to be in namespace {DEFAULT_NAMESPACE} (as kubectl apply without -n)"
+            )
         out.objects.append(
             LocalQueue(
-                str(meta.get("namespace") or ""),
+                str(meta.get("namespace") or DEFAULT_NAMESPACE),
                 name,
                 str(spec.get("clusterQueue", "")),
                 str(spec.get("stopPolicy") or "None"),
@@ -383,6 +421,10 @@ def _object(obj: Mapping[str, Any], source: str, ctx: _Ctx) -> None:
         if _condition(_m(obj.get("status")), "Finished") is not None:
             out.notes.append(f"{source}: skipped finished Workload {meta.get('namespace')}/{name}")
             return
+        if not meta.get("namespace"):
+            out.notes.append(
+                f"{source}: Workload {name} has no metadata.namespace; taken to be in namespace {DEFAULT_NAMESPACE}"
+            )
         wl = _workload(meta, spec, _m(obj.get("status")), source)
         ctx.dra.note_claims(wl, spec)
         ref_obj = _m(spec.get("priorityClassRef"))

@@ -1,0 +1,210 @@
+"""`explain --eta`: when would each pending workload be admitted? Kueue's engine run forward.
+
+Method: the same snapshot the explanation was computed on is driven forward in simulated time
+with the `gpuplane.kueue` API the twin uses (`schedule_cycle`, `finish`, `release_preempted`).
+Every admitted workload ends at a known or assumed time (its start plus its runtime: the job's
+`activeDeadlineSeconds`, Kueue's `kueue.x-k8s.io/max-exec-time-seconds`, the
+`gpuplane.io/expected-runtime` annotation, else `--assume-runtime`); at each end its quota is
+released and Kueue's cycles run again until nothing changes. Preempted workloads give their quota
+back at once and queue again. End times are put on a grid (`resolution`, default one minute):
+workloads ending within the same step release together, and a running workload already past its
+runtime ends within the next step. Nothing new arrives. A workload whose
+request exceeds what its ClusterQueue could ever get (nominal plus what it may borrow, for every
+flavor it may use) is "never under the current quota" without simulating.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from gpuplane.kueue import resource_node as rn
+from gpuplane.kueue.durations import format_duration
+from gpuplane.kueue.flavor_assigner import flavor_mismatch
+from gpuplane.kueue.objects import Workload
+from gpuplane.kueue.quantity import format_quantity
+from gpuplane.kueue.scheduler import schedule_cycle
+from gpuplane.kueue.snapshot import Snapshot
+
+ADMITTED, ESTIMATED, NEVER, LATER = "admitted", "estimated", "never", "later"
+MAX_CYCLES_PER_INSTANT = 10_000
+
+
+@dataclass
+class Eta:
+    """When a workload gets quota: `seconds` from now (0 = now), or why not (`status`)."""
+
+    workload: str
+    status: str
+    seconds: float | None = None
+    reason: str = ""
+    assumptions: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "workload": self.workload,
+            "status": self.status,
+            "seconds": self.seconds,
+            "reason": self.reason,
+            "assumptions": list(self.assumptions),
+        }
+
+
+@dataclass
+class EtaOptions:
+    """Runtimes (seconds, per workload key, with where each comes from) and the simulation limits."""
+
+    assume_runtime: float = 7200.0
+    runtimes: Mapping[str, tuple[float, str]] = field(default_factory=dict)
+    resolution: float = 60.0
+    horizon: float = 30 * 86400.0
+
+
+def never_reason(snap: Snapshot, wl: Workload) -> str | None:
+    """Why `wl` can never be admitted under the current quota (None when it might be)."""
+    if wl.problem is not None:
+        return wl.problem
+    cq_name, problem = snap.cq_for(wl)
+    if problem is not None or cq_name is None:
+        return problem or "no ClusterQueue"
+    state = snap.cqs[cq_name]
+    if state.inactive is not None:
+        return state.inactive
+    for ps in wl.pod_sets:
+        count = ps.min_count if ps.min_count is not None else ps.count
+        for res, per_pod in sorted(ps.per_pod.items()):
+            need = per_pod * count
+            group = state.group_of.get(res)
+            if group is None:
+                if need:
+                    return f"resource {res} unavailable in ClusterQueue {cq_name}"
+                continue
+            caps = [
+                rn.potential_available(state.node, (f.name, res))
+                for f in group.flavors
+                if f.name in snap.flavors and flavor_mismatch(snap.flavors[f.name], ps) is None
+            ]
+            if not caps or need > max(caps):
+                most = format_quantity(max(caps)) if caps else "0 (no flavor matches the pod set)"
+                return (
+                    f"pod set {ps.name} needs {format_quantity(need)} {res}; ClusterQueue {cq_name} "
+                    f"could get at most {most} (nominal quota plus what it may borrow)"
+                )
+    return None
+
+
+class _Forward:
+    def __init__(self, snap: Snapshot, options: EtaOptions) -> None:
+        self.snap = snap
+        self.opt = options
+        self.start = snap.now
+        self.events: list[tuple[float, str]] = []
+        self.end_of: dict[str, float] = {}
+        self.admitted_at: dict[str, float] = {}
+
+    def runtime(self, key: str) -> float:
+        known = self.opt.runtimes.get(key)
+        return known[0] if known else self.opt.assume_runtime
+
+    def _grid(self, t: float) -> float:
+        step = self.opt.resolution
+        return self.start + math.ceil((t - self.start) / step) * step if step > 0 else t
+
+    def schedule_end(self, wl: Workload, started: float) -> None:
+        """Queue the end of an admitted workload; one already past its runtime ends within a step."""
+        end = self._grid(max(self.snap.now + self.opt.resolution, started + self.runtime(wl.key)))
+        self.end_of[wl.key] = end
+        heapq.heappush(self.events, (end, wl.key))
+
+    def _heads_waiting(self) -> bool:
+        return any(
+            len(s.queue) > len(s.queue.inadmissible) for s in self.snap.cqs.values() if s.inactive is None
+        )
+
+    def settle(self) -> None:
+        """Cycles at the current instant until one changes nothing."""
+        snap = self.snap
+        for _ in range(MAX_CYCLES_PER_INSTANT):
+            if not self._heads_waiting():
+                return
+            parked = sum(len(s.queue.inadmissible) for s in snap.cqs.values())
+            result = schedule_cycle(snap)
+            for a in result.admitted:
+                self.admitted_at.setdefault(a.workload, snap.now)
+                self.schedule_end(snap.workloads[a.workload], snap.now)
+            for p in result.preempted:
+                self.end_of.pop(p.workload, None)
+                self.admitted_at.pop(p.workload, None)
+            if result.preempted:
+                snap.release_preempted()
+            unchanged = not (result.admitted or result.preempted)
+            if unchanged and sum(len(s.queue.inadmissible) for s in snap.cqs.values()) <= parked:
+                return
+
+    def advance(self) -> bool:
+        """Release everything ending at the next event time; False when nothing is left to end."""
+        while self.events:
+            t, key = heapq.heappop(self.events)
+            if self.end_of.get(key) != t:
+                continue  # stale: preempted or finished already
+            if t - self.start > self.opt.horizon:
+                return False
+            self.snap.now = t
+            self._finish(key)
+            while self.events and self.events[0][0] == t:
+                _, other = heapq.heappop(self.events)
+                if self.end_of.get(other) == t:
+                    self._finish(other)
+            return True
+        return False
+
+    def _finish(self, key: str) -> None:
+        self.end_of.pop(key, None)
+        self.snap.finish(key)
+
+
+def estimate(snap: Snapshot, targets: list[str], options: EtaOptions | None = None) -> dict[str, Eta]:
+    """ETAs for the pending workloads `targets` (keys); runs `snap` forward (it is changed)."""
+    opt = options or EtaOptions()
+    snap.release_preempted()
+    out: dict[str, Eta] = {}
+    waiting: set[str] = set()
+    for key in targets:
+        wl = snap.workloads.get(key)
+        if wl is None or wl.admission is not None:
+            continue
+        why = never_reason(snap, wl)
+        if why is not None:
+            out[key] = Eta(key, NEVER, None, f"never under the current quota: {why}")
+        else:
+            waiting.add(key)
+    fwd = _Forward(snap, opt)
+    for wl in snap.admitted():
+        started = wl.quota_reserved_time if wl.quota_reserved_time is not None else snap.now
+        fwd.schedule_end(wl, min(started, snap.now))
+    while waiting:
+        fwd.settle()
+        waiting -= set(fwd.admitted_at)
+        if not waiting or not fwd.advance():
+            break
+    for key, at in fwd.admitted_at.items():
+        if key in targets and key not in out:
+            out[key] = Eta(key, ESTIMATED, at - fwd.start)
+    for key in sorted(waiting - set(fwd.admitted_at)):
+        horizon = format_duration(opt.horizon)
+        out[key] = Eta(key, LATER, None, f"not admitted within {horizon} of simulated time, or never")
+    return out
+
+
+def assumptions_for(opt: EtaOptions, keys: list[str]) -> list[str]:
+    """The runtime assumptions behind a set of ETAs, in words."""
+    known = sorted({src for k, (_, src) in opt.runtimes.items() if k in keys and src})
+    lines = [
+        f"running workloads without a known runtime end {format_duration(opt.assume_runtime)} after they started"
+    ]
+    if known:
+        lines.append("runtimes taken from " + "; ".join(known))
+    lines.append(f"end times rounded up to {format_duration(opt.resolution)}; no new workloads arrive")
+    return lines

@@ -1,0 +1,355 @@
+"""Job objects to Workloads, as Kueue's jobframework builds them (pkg/controller/jobframework).
+
+For every job object of the input that Kueue integrates (see `gpuplane.workloads`), the Workloads
+Kueue would create: pod sets and counts from the kind's integration, requests per pod as Kueue
+computes them (`requests.py`), the queue from the `kueue.x-k8s.io/queue-name` label (or the
+namespace's LocalQueue `default`, LocalQueueDefaulting), priority from the
+`kueue.x-k8s.io/priority-class` label (a WorkloadPriorityClass, else the class named `default`,
+WorkloadPriorityClassDefaulting) else the pod's PriorityClass, else the cluster's globalDefault
+PriorityClass (`ExtractPriority`, pkg/util/priority/priority.go). A job without a queue name is
+not managed unless the Configuration sets `manageJobsWithoutQueueName` and its namespace matches
+`managedJobsNamespaceSelector` (reconciler.go). Finished jobs are skipped; a job the input already
+has a Workload for (by owner reference) is not converted again. Sources: kubernetes-sigs/kueue
+@ff69552e.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpuplane.kueue.durations import parse_duration
+from gpuplane.kueue.jobcontext import JobContext
+from gpuplane.kueue.objects import PodSet, Workload
+from gpuplane.kueue.parse import DEFAULT_NAMESPACE, Parsed, RawObject, parse_time, pod_set
+from gpuplane.kueue.requests import BadField, pod_requests, transform
+from gpuplane.vocab import (
+    ANNOTATION_EXPECTED_RUNTIME,
+    DEFAULT_LOCAL_QUEUE,
+    DEFAULT_WORKLOAD_PRIORITY_CLASS,
+    MAX_EXEC_TIME_SECONDS_LABEL,
+    POD_GROUP_NAME_LABEL,
+    PRIORITY_CLASS_LABEL,
+    QUEUE_NAME_LABEL,
+)
+from gpuplane.workloads import (
+    NotModelled,
+    WorkloadKind,
+    WorkloadSpec,
+    as_dict,
+    as_int,
+    as_str,
+    get,
+    lookup,
+    not_understood,
+)
+from gpuplane.workloads.common import object_name
+
+
+@dataclass
+class JobWorkload:
+    """A Workload built from a job object, and what it was built from.
+
+    `new`: the input holds no Workload for the job (a submission: what-if). `claim_templates`:
+    per pod set, the ResourceClaimTemplates its pods' `resourceClaims` name (DRA; not charged).
+    `runtime`: seconds the job declares it runs at most (activeDeadlineSeconds, Kueue's
+    max-exec-time label) or expects to run (`gpuplane.io/expected-runtime`), for `--eta`.
+    """
+
+    workload: Workload
+    kind: str
+    namespace: str
+    name: str
+    source: str
+    new: bool = True
+    name_note: str = ""
+    queue_note: str = ""
+    runtime: float | None = None
+    runtime_source: str = ""
+    claim_templates: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def job(self) -> str:
+        """`Kind namespace/name` for messages."""
+        return f"{self.kind} {self.namespace}/{self.name}"
+
+
+@dataclass
+class Conversion:
+    """Workloads built from job objects, jobs Kueue would not manage, and notes."""
+
+    jobs: list[JobWorkload] = field(default_factory=list)
+    unmanaged: list[tuple[str, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def by_key(self) -> dict[str, JobWorkload]:
+        return {j.workload.key: j for j in self.jobs}
+
+
+def _labels(data: Mapping[str, Any], kind: WorkloadKind) -> dict[str, str]:
+    """The labels Kueue reads the queue and priority class from (a CronJob: its Jobs' labels)."""
+    labels = {str(k): as_str(v) for k, v in as_dict(get(data, "metadata", "labels")).items()}
+    if kind.kind == "CronJob":
+        job_labels = as_dict(get(data, "spec", "jobTemplate", "metadata", "labels"))
+        labels.update({str(k): as_str(v) for k, v in job_labels.items()})
+    return labels
+
+
+def _queue(labels: dict[str, str], namespace: str, ctx: JobContext) -> tuple[str | None, str]:
+    """(queue name or None when unmanaged, note)."""
+    queue = labels.get(QUEUE_NAME_LABEL, "")
+    if queue:
+        return queue, ""
+    if ctx.has_local_queue(namespace, DEFAULT_LOCAL_QUEUE):
+        return (
+            DEFAULT_LOCAL_QUEUE,
+            f"no {QUEUE_NAME_LABEL} label: Kueue sets the namespace's LocalQueue {DEFAULT_LOCAL_QUEUE}",
+        )
+    cfg = ctx.config
+    if cfg.manage_without_queue_name and cfg.managed_namespaces.matches(ctx.namespace_labels(namespace)):
+        return "", f"no {QUEUE_NAME_LABEL} label; managed anyway (manageJobsWithoutQueueName)"
+    return None, f"no {QUEUE_NAME_LABEL} label and manageJobsWithoutQueueName is off"
+
+
+def _priority(labels: dict[str, str], spec: WorkloadSpec, ctx: JobContext) -> tuple[int, str | None]:
+    """(priority, problem): Kueue's ExtractPriority over the classes in the input."""
+    wpc = labels.get(PRIORITY_CLASS_LABEL, "")
+    if not wpc and ("WorkloadPriorityClass", DEFAULT_WORKLOAD_PRIORITY_CLASS) in ctx.classes:
+        wpc = DEFAULT_WORKLOAD_PRIORITY_CLASS
+    if wpc:
+        found = ctx.classes.get(("WorkloadPriorityClass", wpc))
+        if found is None:
+            return (
+                0,
+                f"WorkloadPriorityClass {wpc} is not in the input: Kueue creates no Workload until it exists",
+            )
+        return found.value, None
+    pc = spec.priority_class or next(
+        (
+            as_str(ps.template.spec.get("priorityClassName"))
+            for ps in spec.pod_sets
+            if ps.template.spec.get("priorityClassName")
+        ),
+        "",
+    )
+    if pc:
+        found = ctx.classes.get(("PriorityClass", pc))
+        if found is None:
+            return 0, f"PriorityClass {pc} is not in the input: Kueue creates no Workload until it exists"
+        return found.value, None
+    defaults = sorted(
+        (c.value, c.name) for c in ctx.classes.values() if c.kind == "PriorityClass" and c.global_default
+    )
+    return (defaults[0][0], None) if defaults else (0, None)
+
+
+def _runtime(data: Mapping[str, Any], kind: WorkloadKind) -> tuple[float | None, str]:
+    """(seconds, where it comes from) the job declares or expects to run."""
+    expected = as_str(get(data, "metadata", "annotations", ANNOTATION_EXPECTED_RUNTIME))
+    if expected:
+        seconds = parse_duration(expected)
+        if seconds is not None:
+            return seconds, f"{ANNOTATION_EXPECTED_RUNTIME} {expected}"
+    limit = as_int(get(data, "metadata", "labels", MAX_EXEC_TIME_SECONDS_LABEL), 0)
+    if limit > 0:
+        return float(limit), f"{MAX_EXEC_TIME_SECONDS_LABEL} {limit}"
+    deadline = kind.kueue.deadline(dict(data)) if kind.kueue else None
+    if deadline:
+        return deadline, f"activeDeadlineSeconds {deadline:g}"
+    return None, ""
+
+
+def _pod_sets(spec: WorkloadSpec, namespace: str, ctx: JobContext) -> list[PodSet]:
+    out = []
+    defaults = ctx.container_defaults(namespace)
+    for ps in spec.pod_sets:
+        per_pod = pod_requests(
+            ps.template.spec, ps.template.path, overhead=ctx.overhead(ps.template.spec), defaults=defaults
+        )
+        per_pod = transform(per_pod, ctx.config.transformations, ctx.config.excluded_prefixes)
+        out.append(pod_set(ps.name, ps.count, ps.min_count, ps.template.spec, per_pod))
+    return out
+
+
+def _existing(
+    data: Mapping[str, Any], kind: WorkloadKind, namespace: str, names: list[str], ctx: JobContext
+) -> list[Workload]:
+    """The Workloads the input already has for this object (by owner reference or Kueue's name)."""
+    uid = as_str(get(data, "metadata", "uid"))
+    name = as_str(get(data, "metadata", "name"))
+
+    def owned(w: Workload) -> bool:
+        return any((uid and u == uid) or (k == kind.kind and n == name) for k, n, u in w.owners)
+
+    found = [w for w in ctx.workloads.values() if w.namespace == namespace and (owned(w) or w.name in names)]
+    return sorted(found, key=lambda w: w.key)
+
+
+class _Converter:
+    def __init__(self, parsed: Parsed, ctx: JobContext) -> None:
+        self.parsed = parsed
+        self.ctx = ctx
+        self.out = Conversion(notes=list(ctx.problems))
+        self.groups: dict[tuple[str, str], JobWorkload] = {}
+        times = [0.0] + [w.creation_time for w in ctx.workloads.values()]
+        self.arrival = max(times) + 0.5
+
+    def run(self) -> Conversion:
+        for raw in self.parsed.k8s:
+            data = dict(raw.data)
+            kind = lookup(data)
+            if kind is None:
+                gpus = not_understood(data)
+                if gpus:
+                    self.out.notes.append(self._unknown(raw, data, gpus))
+                continue
+            self.convert(raw, data, kind)
+        return self.out
+
+    def _unknown(self, raw: RawObject, data: dict[str, Any], gpus: list[str]) -> str:
+        return (
+            f"{raw.source}: {as_str(data.get('kind'))} {object_name(data)} ({as_str(data.get('apiVersion'))}) asks for "
+            f"{', '.join(gpus)} but gpuplane does not know where its pods are: not understood, not explained"
+        )
+
+    def convert(self, raw: RawObject, data: dict[str, Any], kind: WorkloadKind) -> None:
+        namespace = as_str(get(data, "metadata", "namespace")) or DEFAULT_NAMESPACE
+        label = f"{kind.kind} {namespace}/{object_name(data)}"
+        if kind.kueue is None:
+            if any(t.is_gpu() for t in kind.templates(data)):
+                self.out.unmanaged.append((label, "Kueue has no integration for this kind"))
+            return
+        if get(data, "metadata", "ownerReferences") and kind.kind == "Pod" and not self._grouped(data):
+            return  # a pod of a job or controller: its owner is the workload
+        if kind.kueue.finished(data):
+            self.out.notes.append(f"{raw.source}: skipped finished {label}")
+            return
+        queue, queue_note = _queue(_labels(data, kind), namespace, self.ctx)
+        if queue is None:
+            self.out.unmanaged.append((label, f"not managed by Kueue: {queue_note}"))
+            return
+        try:
+            specs = kind.kueue.workloads(data, self.ctx)
+        except NotModelled as exc:
+            self.out.notes.append(f"{raw.source}: {label}: cannot build its Workload: {exc}")
+            return
+        except BadField as bad:
+            self.out.notes.append(f"{raw.source}: {label}: {'.'.join(map(str, bad.path))}: {bad.message}")
+            return
+        if not specs:
+            self.out.notes.append(f"{raw.source}: skipped {label}: no pod template")
+            return
+        existing = _existing(data, kind, namespace, [s.name for s in specs], self.ctx)
+        if existing:
+            runtime, runtime_source = _runtime(data, kind)
+            for wl in existing:  # the job's own runtime limit applies to its Workload
+                if runtime is not None and wl.runtime_hint is None:
+                    wl.runtime_hint = (runtime, f"{label}: {runtime_source}")
+            return
+        for spec in specs:
+            self._add(raw, data, kind, namespace, queue, queue_note, spec)
+
+    def _grouped(self, data: dict[str, Any]) -> bool:
+        return bool(as_str(get(data, "metadata", "labels", POD_GROUP_NAME_LABEL)))
+
+    def _add(
+        self,
+        raw: RawObject,
+        data: dict[str, Any],
+        kind: WorkloadKind,
+        namespace: str,
+        queue: str,
+        note: str,
+        spec: WorkloadSpec,
+    ) -> None:
+        try:
+            pod_sets = _pod_sets(spec, namespace, self.ctx)
+        except BadField as bad:
+            self.out.notes.append(
+                f"{raw.source}: {kind.kind} {object_name(data)}: {'.'.join(map(str, bad.path))}: {bad.message}"
+            )
+            return
+        if spec.group_total and self._merge_group(namespace, spec, pod_sets):
+            return
+        priority, problem = _priority(_labels(data, kind), spec, self.ctx)
+        created = get(data, "metadata", "creationTimestamp")
+        wl = Workload(
+            namespace=namespace,
+            name=spec.name,
+            queue_name=queue,
+            priority=priority,
+            creation_time=parse_time(created) if created else self._next_arrival(),
+            pod_sets=pod_sets,
+            uid=as_str(get(data, "metadata", "uid")),
+            source=raw.source,
+            active=True,
+            problem=problem,
+        )
+        if not queue and problem is None:
+            wl.problem = (
+                "the Workload has no spec.queueName (manageJobsWithoutQueueName): Kueue never admits it"
+            )
+        runtime, runtime_source = _runtime(data, kind)
+        if runtime is not None:
+            wl.runtime_hint = (runtime, f"{kind.kind} {namespace}/{object_name(data)}: {runtime_source}")
+        job = JobWorkload(
+            wl,
+            kind.kind,
+            namespace,
+            object_name(data),
+            raw.source,
+            True,
+            spec.name_note,
+            note,
+            runtime,
+            runtime_source,
+        )
+        job.claim_templates = {
+            ps.name: ps.template.claim_template_names()
+            for ps in spec.pod_sets
+            if ps.template.claim_template_names()
+        }
+        if spec.group_total:
+            self.groups[(namespace, spec.name)] = job
+        self.out.jobs.append(job)
+
+    def _merge_group(self, namespace: str, spec: WorkloadSpec, pod_sets: list[PodSet]) -> bool:
+        """Add a pod group member's pod to its group's Workload (one pod set per role)."""
+        job = self.groups.get((namespace, spec.name))
+        if job is None:
+            return False
+        for ps in pod_sets:
+            same = next((p for p in job.workload.pod_sets if p.name == ps.name), None)
+            if same is None:
+                job.workload.pod_sets.append(ps)
+                job.workload.pod_sets.sort(key=lambda p: p.name)
+            else:
+                same.count += ps.count
+        return True
+
+    def _next_arrival(self) -> float:
+        self.arrival += 0.001
+        return self.arrival
+
+
+def convert_jobs(parsed: Parsed) -> Conversion:
+    """The Workloads Kueue would create for the input's job objects (nothing is added to `parsed`)."""
+    ctx = JobContext(parsed)
+    return _Converter(parsed, ctx).run()
+
+
+def add_job_workloads(parsed: Parsed) -> Conversion:
+    """Convert the input's job objects and add their Workloads (and the notes) to `parsed`."""
+    out = convert_jobs(parsed)
+    ctx = JobContext(parsed)
+    if ctx.config.transformations or ctx.config.excluded_prefixes:
+        for obj in parsed.objects:  # Kueue transforms every Workload's pod set requests alike
+            if isinstance(obj, Workload) and obj.admission is None:
+                for ps in obj.pod_sets:
+                    ps.per_pod = transform(
+                        ps.per_pod, ctx.config.transformations, ctx.config.excluded_prefixes
+                    )
+    parsed.objects.extend(j.workload for j in out.jobs)
+    parsed.notes.extend(out.notes)
+    return out

@@ -1,0 +1,116 @@
+"""Answers for submitted jobs: admitted now (where), preempts first (whom), or waits (why).
+
+A job is "submitted" when the input holds no Workload for it: its Workload is the one Kueue
+would create, and the answer is read off the cycles explain ran, with what the node-fit check
+found (`fit.py`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gpuplane.kueue.fit import Unfit
+from gpuplane.kueue.jobframework import Conversion, JobWorkload
+from gpuplane.kueue.results import CycleResult
+
+ADMIT, PREEMPT, WAIT, UNMANAGED, UNSCHEDULABLE = (
+    "admitted",
+    "preempts",
+    "waits",
+    "not managed",
+    "unschedulable",
+)
+
+
+@dataclass
+class Answer:
+    """The answer for one submitted job's Workload."""
+
+    job: str
+    workload: str
+    status: str
+    text: str
+    cluster_queue: str = ""
+    flavors: dict[str, dict[str, str]] = field(default_factory=dict)
+    victims: list[str] = field(default_factory=list)
+    cycle: int | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "job": self.job,
+            "workload": self.workload,
+            "status": self.status,
+            "answer": self.text,
+            "clusterQueue": self.cluster_queue,
+            "flavors": self.flavors,
+            "wouldPreempt": list(self.victims),
+            "cycle": self.cycle,
+        }
+
+
+def _admitted(job: JobWorkload, results: list[CycleResult], unfit: list[Unfit]) -> Answer | None:
+    key = job.workload.key
+    for r in results:
+        for a in r.admitted:
+            if a.workload != key:
+                continue
+            flavors = {p.name: dict(p.flavors) for p in a.pod_sets}
+            where = "; ".join(
+                f"{p.name} x{p.count}: " + ", ".join(f"{k}={v}" for k, v in sorted(p.flavors.items()))
+                for p in a.pod_sets
+            )
+            borrow = f", borrowing (level {a.borrowing})" if a.borrowing else ""
+            when = "now" if r.cycle == 1 else f"in cycle {r.cycle}"
+            text = f"admitted {when} in ClusterQueue {a.cluster_queue}{borrow}: {where}"
+            bad = [u for u in unfit if u.workload == key]
+            if bad:
+                reasons = "; ".join(f"pod set {u.pod_set}: {u.message}" for u in bad)
+                text = f"Kueue would admit it ({text}), but its pods cannot be scheduled: {reasons}"
+                return Answer(job.job, key, UNSCHEDULABLE, text, a.cluster_queue, flavors, cycle=r.cycle)
+            return Answer(job.job, key, ADMIT, text, a.cluster_queue, flavors, cycle=r.cycle)
+    return None
+
+
+def _preempting(job: JobWorkload, results: list[CycleResult]) -> Answer | None:
+    key = job.workload.key
+    for r in results:
+        victims = [p for p in r.preempted if p.preemptor == key]
+        if victims:
+            names = [f"{p.workload} (priority {p.priority}, {p.reason})" for p in victims]
+            text = (
+                f"admitted once it has preempted {', '.join(names)} (Kueue evicts them first, then admits it)"
+            )
+            return Answer(
+                job.job,
+                key,
+                PREEMPT,
+                text,
+                victims[0].cluster_queue,
+                victims=[p.workload for p in victims],
+                cycle=r.cycle,
+            )
+    return None
+
+
+def answers(conversion: Conversion, results: list[CycleResult], unfit: list[Unfit]) -> list[Answer]:
+    """One answer per submitted job's Workload, plus one per job Kueue would not manage."""
+    out: list[Answer] = []
+    last = results[-1] if results else CycleResult(0)
+    pending = {p.workload: p for p in last.pending}
+    for job in conversion.jobs:
+        if not job.new:
+            continue
+        found = _admitted(job, results, unfit) or _preempting(job, results)
+        if found is None:
+            p = pending.get(job.workload.key)
+            reason = p.reason if p is not None else "not scheduled"
+            where = (
+                f" ({p.queue} in ClusterQueue {p.cluster_queue})" if p is not None and p.cluster_queue else ""
+            )
+            found = Answer(
+                job.job, job.workload.key, WAIT, f"waits{where}: {reason}", p.cluster_queue if p else ""
+            )
+        out.append(found)
+    for label, why in conversion.unmanaged:
+        out.append(Answer(label, "", UNMANAGED, why))
+    return out
