@@ -106,3 +106,49 @@ def test_unreachable_cluster_is_a_located_error(tmp_path: Path) -> None:
     with pytest.raises(InputError) as err:
         read_cluster(str(cfg))
     assert str(cfg) in str(err.value)
+
+
+NEW_JOB = """\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: eval-8gpu
+  namespace: team-a
+  labels:
+    kueue.x-k8s.io/queue-name: main
+    kueue.x-k8s.io/priority-class: batch
+spec:
+  suspend: true
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: eval
+        image: nvcr.io/nvidia/pytorch:24.05-py3
+        resources:
+          requests: {cpu: "8", nvidia.com/gpu: "8"}
+          limits: {nvidia.com/gpu: "8"}
+"""
+
+
+def test_live_what_if_answers_for_the_new_job_and_only_reads(kubeconfig: Path, tmp_path: Path) -> None:
+    # The recorded cluster: team-b holds 24 of the cohort's 32 H100s (8 borrowed from team-a);
+    # team-a's older job-llm-ft (16 GPUs, priority 100) waits. Kueue's cycles at this instant:
+    # llm-ft reclaims (team-b's job is preempted), then is admitted at team-a's nominal 16; the
+    # new job (priority 100, newer) then fits by borrowing 8 of team-b's now unused quota.
+    job = tmp_path / "new-job.yaml"
+    job.write_text(NEW_JOB)
+    result = CliRunner().invoke(
+        app, ["explain", "--kubeconfig", str(kubeconfig), "-f", str(job), "-o", "json"]
+    )
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout)["whatIf"][0]
+    assert (answer["job"], answer["status"], answer["clusterQueue"]) == (
+        "Job team-a/eval-8gpu",
+        "admitted",
+        "team-a",
+    )
+    assert answer["flavors"] == {"main": {"cpu": "h100", "nvidia.com/gpu": "h100"}}
+    assert "borrowing" in answer["answer"]
+    assert _Replay.methods and all(m.startswith("GET ") for m in _Replay.methods)
+    assert not any("eval-8gpu" in m for m in _Replay.methods)  # nothing about the new job is sent

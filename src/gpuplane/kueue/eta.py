@@ -25,6 +25,7 @@ from gpuplane.kueue.durations import format_duration
 from gpuplane.kueue.flavor_assigner import flavor_mismatch
 from gpuplane.kueue.objects import Workload
 from gpuplane.kueue.quantity import format_quantity
+from gpuplane.kueue.results import CycleResult
 from gpuplane.kueue.scheduler import schedule_cycle
 from gpuplane.kueue.snapshot import Snapshot
 
@@ -95,6 +96,33 @@ def never_reason(snap: Snapshot, wl: Workload) -> str | None:
     return None
 
 
+def _heads_waiting(snap: Snapshot) -> bool:
+    return any(len(s.queue) > len(s.queue.inadmissible) for s in snap.cqs.values() if s.inactive is None)
+
+
+def _parked(snap: Snapshot) -> int:
+    return sum(len(s.queue.inadmissible) for s in snap.cqs.values())
+
+
+def settle(snap: Snapshot, explain_pending: bool = False) -> list[CycleResult]:
+    """Kueue's cycles at one instant until a cycle changes nothing (victims release at once).
+
+    This is what Kueue decides within seconds when no workload ends: each cycle considers one
+    head per ClusterQueue, so a queue of ten admissible workloads takes ten cycles."""
+    out: list[CycleResult] = []
+    for _ in range(MAX_CYCLES_PER_INSTANT):
+        if not _heads_waiting(snap):
+            break
+        parked = _parked(snap)
+        result = schedule_cycle(snap, explain_pending=explain_pending)
+        out.append(result)
+        if result.preempted:
+            snap.release_preempted()
+        if not (result.admitted or result.preempted) and _parked(snap) <= parked:
+            break
+    return out
+
+
 class _Forward:
     def __init__(self, snap: Snapshot, options: EtaOptions) -> None:
         self.snap = snap
@@ -118,30 +146,15 @@ class _Forward:
         self.end_of[wl.key] = end
         heapq.heappush(self.events, (end, wl.key))
 
-    def _heads_waiting(self) -> bool:
-        return any(
-            len(s.queue) > len(s.queue.inadmissible) for s in self.snap.cqs.values() if s.inactive is None
-        )
-
     def settle(self) -> None:
-        """Cycles at the current instant until one changes nothing."""
-        snap = self.snap
-        for _ in range(MAX_CYCLES_PER_INSTANT):
-            if not self._heads_waiting():
-                return
-            parked = sum(len(s.queue.inadmissible) for s in snap.cqs.values())
-            result = schedule_cycle(snap)
+        """Cycles at the current instant until one changes nothing; admissions get an end."""
+        for result in settle(self.snap):
             for a in result.admitted:
-                self.admitted_at.setdefault(a.workload, snap.now)
-                self.schedule_end(snap.workloads[a.workload], snap.now)
+                self.admitted_at.setdefault(a.workload, self.snap.now)
+                self.schedule_end(self.snap.workloads[a.workload], self.snap.now)
             for p in result.preempted:
                 self.end_of.pop(p.workload, None)
                 self.admitted_at.pop(p.workload, None)
-            if result.preempted:
-                snap.release_preempted()
-            unchanged = not (result.admitted or result.preempted)
-            if unchanged and sum(len(s.queue.inadmissible) for s in snap.cqs.values()) <= parked:
-                return
 
     def advance(self) -> bool:
         """Release everything ending at the next event time; False when nothing is left to end."""
@@ -198,11 +211,11 @@ def estimate(snap: Snapshot, targets: list[str], options: EtaOptions | None = No
     return out
 
 
-def assumptions_for(opt: EtaOptions, keys: list[str]) -> list[str]:
-    """The runtime assumptions behind a set of ETAs, in words."""
-    known = sorted({src for k, (_, src) in opt.runtimes.items() if k in keys and src})
+def assumptions_for(opt: EtaOptions) -> list[str]:
+    """The runtime assumptions behind the ETAs, in words."""
+    known = sorted({src for _, src in opt.runtimes.values() if src})
     lines = [
-        f"running workloads without a known runtime end {format_duration(opt.assume_runtime)} after they started"
+        f"workloads without a known runtime run {format_duration(opt.assume_runtime)} (--assume-runtime)"
     ]
     if known:
         lines.append("runtimes taken from " + "; ".join(known))

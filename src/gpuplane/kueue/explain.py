@@ -17,7 +17,7 @@ from gpuplane.kueue.fit import NodeShape, Unfit, check, nodes_from_objects
 from gpuplane.kueue.jobframework import Conversion, add_job_workloads
 from gpuplane.kueue.objects import Namespace, Workload
 from gpuplane.kueue.parse import Parsed
-from gpuplane.kueue.scheduler import CycleResult, schedule_cycle
+from gpuplane.kueue.scheduler import CycleResult, pending_report, schedule_cycle
 from gpuplane.kueue.snapshot import Snapshot
 from gpuplane.kueue.whatif import Answer, answers
 from gpuplane.vocab import NAMESPACE_NAME_LABEL
@@ -82,6 +82,7 @@ class Explanation:
     etas: dict[str, eta_mod.Eta] = field(default_factory=dict)
     eta_assumptions: list[str] = field(default_factory=list)
     empty: bool = False
+    settled_cycles: int = 0
 
     def json(self) -> dict[str, Any]:
         return to_json(self.snap, self.results, self)
@@ -121,17 +122,20 @@ def explain_input(parsed: Parsed, options: ExplainOptions | None = None) -> Expl
     empty = not any(isinstance(o, Workload) for o in parsed.objects) and not conversion.unmanaged
     snap, results = run_explain(parsed, opt.cycles, opt.fair_sharing)
     out = Explanation(snap, results, conversion, empty=empty)
+    # What Kueue decides within seconds, nothing ending: cycles until one changes nothing.
+    snap.release_preempted()
+    later = eta_mod.settle(snap)
+    out.settled_cycles = len(later)
+    decided = [*results, *later]
     nodes = [*nodes_from_objects(parsed.k8s), *opt.nodes]
     if nodes:
         out.nodes_checked = True
-        newly = {a.workload for r in results for a in r.admitted}
-        out.unfit = check(
-            [snap.workloads[k] for k in sorted(newly) if k in snap.workloads], snap.flavors, nodes
-        )
-    out.answers = answers(conversion, results, out.unfit)
+        newly = sorted({a.workload for r in decided for a in r.admitted})
+        out.unfit = check([snap.workloads[k] for k in newly if k in snap.workloads], snap.flavors, nodes)
+    out.answers = answers(conversion, decided, out.unfit, pending_report(snap))
     if opt.eta is not None:
         eta_opt = _eta_options(opt.eta, parsed)
         targets = [w.key for w in snap.pending()]
         out.etas = eta_mod.estimate(snap, targets, eta_opt)
-        out.eta_assumptions = eta_mod.assumptions_for(eta_opt, targets)
+        out.eta_assumptions = eta_mod.assumptions_for(eta_opt)
     return out

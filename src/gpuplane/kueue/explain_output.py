@@ -14,6 +14,7 @@ from gpuplane.kueue.results import CycleResult
 from gpuplane.kueue.snapshot import Snapshot
 
 if TYPE_CHECKING:
+    from gpuplane.kueue.eta import Eta
     from gpuplane.kueue.explain import Explanation
     from gpuplane.kueue.jobframework import JobWorkload
 
@@ -138,10 +139,15 @@ def _table(title: str, *columns: str) -> Table:
 
 def _print_jobs(console: Console, expl: Explanation) -> None:
     if expl.answers:
-        t = _table("what if you submit it", "job", "Workload", "answer")
+        console.rule("what happens to the jobs you submit")
         for a in expl.answers:
-            t.add_row(a.job, a.workload, f"{a.status}: {a.text}" if a.status == "not managed" else a.text)
-        console.print(t)
+            head = f"{a.job}" + (f" -> Workload {a.workload}" if a.workload else "")
+            console.print(head, style="bold", markup=False)
+            eta = expl.etas.get(a.workload) if a.workload else None
+            text = a.text if a.status != "not managed" else f"not managed: {a.text}"
+            console.print(f"  {text}", markup=False)
+            if eta is not None:
+                console.print(f"  --eta: {_eta_text(eta)}", markup=False)
     if expl.conversion.jobs:
         t = _table(
             "Workloads Kueue creates for the job objects",
@@ -190,12 +196,16 @@ def _print_cycle(console: Console, snap: Snapshot, r: CycleResult, unfit: dict[s
         console.print("nothing to schedule")
 
 
+def _eta_text(e: Eta) -> str:
+    if e.seconds is not None:
+        return "now" if e.seconds == 0 else f"admitted in about {format_duration(e.seconds)}"
+    return e.reason or e.status
+
+
 def _print_eta(console: Console, expl: Explanation) -> None:
-    t = _table("estimated admission (--eta)", "workload", "when", "why / assumptions")
+    t = _table("estimated admission (--eta)", "workload", "when")
     for key in sorted(expl.etas):
-        e = expl.etas[key]
-        when = f"in {format_duration(e.seconds)}" if e.seconds is not None else e.status
-        t.add_row(key, when, e.reason)
+        t.add_row(key, _eta_text(expl.etas[key]))
     console.print(t)
     for line in expl.eta_assumptions:
         console.print(f"assuming: {line}", style="dim", markup=False)

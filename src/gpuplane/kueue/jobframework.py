@@ -34,6 +34,8 @@ from gpuplane.vocab import (
     QUEUE_NAME_LABEL,
 )
 from gpuplane.workloads import (
+    BATCH,
+    TRAINING,
     NotModelled,
     WorkloadKind,
     WorkloadSpec,
@@ -227,7 +229,8 @@ class _Converter:
             return
         queue, queue_note = _queue(_labels(data, kind), namespace, self.ctx)
         if queue is None:
-            self.out.unmanaged.append((label, f"not managed by Kueue: {queue_note}"))
+            if kind.category in (BATCH, TRAINING) or any(t.is_gpu() for t in kind.templates(data)):
+                self.out.unmanaged.append((label, f"not managed by Kueue: {queue_note}"))
             return
         try:
             specs = kind.kueue.workloads(data, self.ctx)

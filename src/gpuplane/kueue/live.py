@@ -1,8 +1,9 @@
 """Read Kueue objects from a live cluster, read-only, with the official Kubernetes client.
 
 Lists (never watches or writes) ResourceFlavors, ClusterQueues, Cohorts, LocalQueues,
-Workloads and WorkloadPriorityClasses via CustomObjectsApi, and Namespaces and PriorityClasses
-via the core/scheduling APIs. Kinds the cluster does not serve (404) are skipped with a note.
+Workloads and WorkloadPriorityClasses via CustomObjectsApi, Namespaces and PriorityClasses via
+the core/scheduling APIs, and (best effort) Nodes, LimitRanges and RuntimeClasses. Kinds the
+cluster does not serve (404) or the user may not list (403) are skipped with a note.
 """
 
 from __future__ import annotations
@@ -49,6 +50,26 @@ def _list_kueue(api: Any, plural: str, kind: str, notes: list[str], namespaced: 
     return []
 
 
+def _optional(api_client: Any, notes: list[str]) -> list[dict[str, Any]]:
+    """Nodes (node fit), LimitRanges and RuntimeClasses (requests of submitted jobs): best effort."""
+    from kubernetes import client
+    from kubernetes.client.exceptions import ApiException
+
+    core = client.CoreV1Api(api_client)
+    calls = (
+        ("Nodes", "v1", "Node", core.list_node),
+        ("LimitRanges", "v1", "LimitRange", core.list_limit_range_for_all_namespaces),
+        ("RuntimeClasses", "node.k8s.io/v1", "RuntimeClass", client.NodeV1Api(api_client).list_runtime_class),
+    )
+    out: list[dict[str, Any]] = []
+    for label, api_version, kind, call in calls:
+        try:
+            out.extend(_items(api_client.sanitize_for_serialization(call()), api_version, kind))
+        except ApiException as exc:
+            notes.append(f"cannot list {label}: {exc.status}; skipped")
+    return out
+
+
 def read_cluster(kubeconfig: str, context: str | None = None) -> Parsed:
     """List the objects admission depends on and parse them; connection errors exit 2."""
     from kubernetes import client, config
@@ -78,6 +99,7 @@ def read_cluster(kubeconfig: str, context: str | None = None) -> Parsed:
             objects.extend(_items(pcs, "scheduling.k8s.io/v1", "PriorityClass"))
         except ApiException as exc:
             notes.append(f"cannot list PriorityClasses: {exc.status}")
+        objects.extend(_optional(api_client, notes))
     except (ApiException, HTTPError, OSError) as exc:
         raise InputError.single(kubeconfig, f"cannot read from the cluster: {exc}") from exc
     finally:

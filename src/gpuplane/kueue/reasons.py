@@ -86,9 +86,14 @@ def describe_waiting(snap: Snapshot, wl: Workload) -> str:
         for other in state.queue.heap_workloads()
         if (-other.priority, other.order_time, other.key) < (-wl.priority, wl.order_time, wl.key)
     )
+    if ahead == 0:
+        return (
+            f"next in line in ClusterQueue {state.name}: Kueue considers one workload per ClusterQueue "
+            "per cycle and this cycle's was another; it is considered in the next cycle"
+        )
     return (
-        f"waiting in ClusterQueue {state.name}: only one workload per ClusterQueue is "
-        f"considered per cycle, {ahead} ahead of it"
+        f"waiting in ClusterQueue {state.name} with {ahead} ahead of it in queue order "
+        "(Kueue considers one workload per ClusterQueue per cycle)"
     )
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from gpuplane.kueue.fit import Unfit
 from gpuplane.kueue.jobframework import Conversion, JobWorkload
-from gpuplane.kueue.results import CycleResult
+from gpuplane.kueue.results import CycleResult, Pending, Preempted
 
 ADMIT, PREEMPT, WAIT, UNMANAGED, UNSCHEDULABLE = (
     "admitted",
@@ -48,6 +48,10 @@ class Answer:
         }
 
 
+def _victims(key: str, results: list[CycleResult]) -> list[Preempted]:
+    return [p for r in results for p in r.preempted if p.preemptor == key]
+
+
 def _admitted(job: JobWorkload, results: list[CycleResult], unfit: list[Unfit]) -> Answer | None:
     key = job.workload.key
     for r in results:
@@ -60,43 +64,43 @@ def _admitted(job: JobWorkload, results: list[CycleResult], unfit: list[Unfit]) 
                 for p in a.pod_sets
             )
             borrow = f", borrowing (level {a.borrowing})" if a.borrowing else ""
-            when = "now" if r.cycle == 1 else f"in cycle {r.cycle}"
-            text = f"admitted {when} in ClusterQueue {a.cluster_queue}{borrow}: {where}"
+            victims = _victims(key, results)
+            after = (
+                " after preempting " + ", ".join(f"{p.workload} ({p.reason})" for p in victims)
+                if victims
+                else ""
+            )
+            text = f"admitted now{after} in ClusterQueue {a.cluster_queue}{borrow}: {where}"
+            gone = [p.workload for p in victims]
             bad = [u for u in unfit if u.workload == key]
             if bad:
                 reasons = "; ".join(f"pod set {u.pod_set}: {u.message}" for u in bad)
                 text = f"Kueue would admit it ({text}), but its pods cannot be scheduled: {reasons}"
-                return Answer(job.job, key, UNSCHEDULABLE, text, a.cluster_queue, flavors, cycle=r.cycle)
-            return Answer(job.job, key, ADMIT, text, a.cluster_queue, flavors, cycle=r.cycle)
+                return Answer(job.job, key, UNSCHEDULABLE, text, a.cluster_queue, flavors, gone, r.cycle)
+            return Answer(job.job, key, ADMIT, text, a.cluster_queue, flavors, gone, r.cycle)
     return None
 
 
 def _preempting(job: JobWorkload, results: list[CycleResult]) -> Answer | None:
     key = job.workload.key
-    for r in results:
-        victims = [p for p in r.preempted if p.preemptor == key]
-        if victims:
-            names = [f"{p.workload} (priority {p.priority}, {p.reason})" for p in victims]
-            text = (
-                f"admitted once it has preempted {', '.join(names)} (Kueue evicts them first, then admits it)"
-            )
-            return Answer(
-                job.job,
-                key,
-                PREEMPT,
-                text,
-                victims[0].cluster_queue,
-                victims=[p.workload for p in victims],
-                cycle=r.cycle,
-            )
-    return None
+    victims = _victims(key, results)
+    if not victims:
+        return None
+    names = ", ".join(f"{p.workload} (priority {p.priority}, {p.reason})" for p in victims)
+    text = f"admitted once it has preempted {names}: Kueue evicts them first, then admits it"
+    return Answer(
+        job.job, key, PREEMPT, text, victims[0].cluster_queue, victims=[p.workload for p in victims]
+    )
 
 
-def answers(conversion: Conversion, results: list[CycleResult], unfit: list[Unfit]) -> list[Answer]:
-    """One answer per submitted job's Workload, plus one per job Kueue would not manage."""
+def answers(
+    conversion: Conversion, results: list[CycleResult], unfit: list[Unfit], still: list[Pending]
+) -> list[Answer]:
+    """One answer per submitted job's Workload, plus one per job Kueue would not manage.
+
+    `results`: every cycle run at this instant; `still`: who waits after the last of them."""
     out: list[Answer] = []
-    last = results[-1] if results else CycleResult(0)
-    pending = {p.workload: p for p in last.pending}
+    pending = {p.workload: p for p in still}
     for job in conversion.jobs:
         if not job.new:
             continue

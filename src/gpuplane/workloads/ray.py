@@ -102,7 +102,9 @@ def cluster_pod_sets(
         t = template_at(data, (*base, "workerGroupSpecs", i, "template"), as_str(group.get("groupName")))
         if t is None:
             continue
-        count = as_int(group.get("replicas"), 1) * max(1, as_int(group.get("numOfHosts"), 1))
+        # Kueue's effectiveWorkerCount reads replicas as the API server stored them: the CRD
+        # defaults an absent `replicas` to 0 and `numOfHosts` to 1 (KubeRay v1.7.0 ray.io CRDs).
+        count = as_int(group.get("replicas"), 0) * max(1, as_int(group.get("numOfHosts"), 1))
         out.append(PodSetSpec(as_str(group.get("groupName")).lower(), count, t))
     return out
 
