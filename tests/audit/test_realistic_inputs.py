@@ -203,3 +203,46 @@ def test_aks_fpga_pool_is_not_a_gpu_pool_but_nv_is() -> None:
 def test_native_sidecar_without_limits_counts_one_shot_init_does_not() -> None:
     hits = _by(audit_files(REALISTIC / "native-sidecar.yaml"), "GPU009")
     assert len(hits) == 1 and "'proxy'" in hits[0].message
+
+
+def test_a_gpu_kind_no_reader_knows_is_reported_not_skipped(repo_dir: Path) -> None:
+    # KServe LLMInferenceService (serving.kserve.io/v1alpha2): its `template` is a bare pod spec.
+    found = audit_files(repo_dir / "tests" / "workloads" / "fixtures" / "llminferenceservice.yaml")
+    hits = _by(found, "GPU000")
+    assert [(f.kind, f.namespace, f.name) for f in hits] == [("LLMInferenceService", "search", "qwen-chat")]
+    assert "not understood" in hits[0].message and hits[0].line is not None
+
+
+def test_gpu025_knows_p3dn_and_makes_no_claim_when_a_pool_size_is_unknown() -> None:
+    job = REALISTIC / "eight-gpu-job.yaml"
+    pools = REALISTIC / "eks-p3dn-and-g4dn.yaml"
+    assert _by(audit_files(job, pools), "GPU025") == []  # p3dn.24xlarge holds 8
+    text = pools.read_text().replace("p3dn.24xlarge", "p9.64xlarge")  # a type the catalog lacks
+    assert _by(audit_yaml(job.read_text() + "\n---\n" + text), "GPU025") == []
+    sixteen = job.read_text().replace("nvidia.com/gpu: 8", "nvidia.com/gpu: 16")
+    hits = _by(audit_yaml(sixteen + "\n---\n" + pools.read_text()), "GPU025")
+    assert [f.message for f in hits] == [
+        "pod asks for 16 nvidia.com/gpu but the largest node it can land on has 8"
+    ]
+
+
+def test_cluster_scoped_kinds_are_not_shown_in_namespace_default() -> None:
+    found = audit_files(REALISTIC / "cluster-training-runtime.yaml")
+    assert found and all(f.namespace == "" for f in found if f.kind == "ClusterTrainingRuntime")
+    assert "GPU010" in rule_ids(found)
+
+
+def test_gpu014_names_every_gpu_pod_template() -> None:
+    hits = _by(audit_files(REALISTIC / "multi-template-no-priority.yaml"), "GPU014")
+    assert [f.message for f in hits] == [
+        "GPU pod template Master sets no priorityClassName",
+        "GPU pod template Worker sets no priorityClassName",
+    ]
+
+
+def test_gpu006_accepts_a_kueue_cluster_queue_capping_hami_resources() -> None:
+    assert _by(audit_files(REALISTIC / "hami-kueue.yaml"), "GPU006") == []
+    uncapped = (REALISTIC / "hami-kueue.yaml").read_text().replace(", nvidia.com/total-gpumem]", "]")
+    hits = _by(audit_yaml(uncapped), "GPU006")
+    assert len(hits) == 1 and "requests.nvidia.com/gpumem" in hits[0].message
+    assert "requests.nvidia.com/gpucores" not in hits[0].message

@@ -38,8 +38,12 @@ CLUSTER_SCOPED = frozenset(
         "StorageClass",
         "NVIDIADriver",
         "GPUOperatorValues",
+        "Cohort",
+        "DeviceClass",
+        "RuntimeClass",
     }
 )
+NAMESPACED_CLUSTER_KINDS = frozenset({"ClusterServiceVersion"})  # OLM: namespaced despite its name
 TRAINING_KINDS = frozenset(
     {"PyTorchJob", "TFJob", "MPIJob", "XGBoostJob", "PaddleJob", "JAXJob", "TrainJob", "JobSet", "RayJob"}
 )
@@ -185,8 +189,11 @@ class Bundle:
     # --- identity and tenancy -------------------------------------------------------------
 
     def ns_of(self, obj: K8sObject) -> str:
-        """Effective namespace: `default` for namespaced objects that name none."""
-        if obj.kind in CLUSTER_SCOPED or not obj.kind:
+        """Effective namespace: `default` for namespaced objects that name none. Cluster-scoped
+        kinds have none: the known ones, and by the Kubernetes naming convention every `Cluster*`
+        kind (ClusterRole, ClusterTrainingRuntime, ClusterServingRuntime...)."""
+        cluster_named = obj.kind.startswith("Cluster") and obj.kind not in NAMESPACED_CLUSTER_KINDS
+        if obj.kind in CLUSTER_SCOPED or cluster_named or not obj.kind:
             return ""
         return obj.namespace or "default"
 

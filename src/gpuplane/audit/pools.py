@@ -144,8 +144,9 @@ def eksctl_pools(doc: Any, file: str) -> list[Pool]:
             p.gpu = any(_AWS_GPU.match(t) for t in types)
             counts = [sku.gpus for t in types if (sku := catalog.vm_sku("eks", t)) is not None]
             p.gpus_per_node = min(counts) if counts else None
-            if p.gpus_per_node:
-                p.resources = {"nvidia.com/gpu": p.gpus_per_node}
+            if counts and len(counts) == len(types) and max(counts):
+                # a pod may land on the largest type; an unknown type leaves the size unknown
+                p.resources = {"nvidia.com/gpu": max(counts)}
             _eksctl_size(p, ng)
             pct = get(ng, "instancesDistribution", "onDemandPercentageAboveBaseCapacity")
             p.spot = ng.get("spot") is True or (pct is not None and (_int(pct) or 0) < 100)

@@ -31,6 +31,7 @@ from gpuplane.kueue.snapshot import Snapshot
 
 ADMITTED, ESTIMATED, NEVER, LATER = "admitted", "estimated", "never", "later"
 MAX_CYCLES_PER_INSTANT = 10_000
+MAX_PREEMPTIONS_PER_INSTANT = 3
 
 
 @dataclass
@@ -104,12 +105,18 @@ def _parked(snap: Snapshot) -> int:
     return sum(len(s.queue.inadmissible) for s in snap.cqs.values())
 
 
-def settle(snap: Snapshot, explain_pending: bool = False) -> list[CycleResult]:
+def settle(
+    snap: Snapshot, explain_pending: bool = False, loops: list[str] | None = None
+) -> list[CycleResult]:
     """Kueue's cycles at one instant until a cycle changes nothing (victims release at once).
 
     This is what Kueue decides within seconds when no workload ends: each cycle considers one
-    head per ClusterQueue, so a queue of ten admissible workloads takes ten cycles."""
+    head per ClusterQueue, so a queue of ten admissible workloads takes ten cycles. When the
+    same workload is preempted again and again at one instant (workloads whose ClusterQueues'
+    policies let them preempt each other in turn), settling stops there and `loops` gets a line.
+    """
     out: list[CycleResult] = []
+    evicted: dict[str, int] = {}
     for _ in range(MAX_CYCLES_PER_INSTANT):
         if not _heads_waiting(snap):
             break
@@ -118,6 +125,16 @@ def settle(snap: Snapshot, explain_pending: bool = False) -> list[CycleResult]:
         out.append(result)
         if result.preempted:
             snap.release_preempted()
+        for p in result.preempted:
+            evicted[p.workload] = evicted.get(p.workload, 0) + 1
+        looping = sorted(k for k, n in evicted.items() if n > MAX_PREEMPTIONS_PER_INSTANT)
+        if looping:
+            if loops is not None:
+                loops.append(
+                    f"preemption loop: {', '.join(looping[:4])} preempted more than "
+                    f"{MAX_PREEMPTIONS_PER_INSTANT} times at one instant; the state after that is kept"
+                )
+            break
         if not (result.admitted or result.preempted) and _parked(snap) <= parked:
             break
     return out
@@ -131,6 +148,7 @@ class _Forward:
         self.events: list[tuple[float, str]] = []
         self.end_of: dict[str, float] = {}
         self.admitted_at: dict[str, float] = {}
+        self.loops: list[str] = []
 
     def runtime(self, key: str) -> float:
         known = self.opt.runtimes.get(key)
@@ -148,7 +166,7 @@ class _Forward:
 
     def settle(self) -> None:
         """Cycles at the current instant until one changes nothing; admissions get an end."""
-        for result in settle(self.snap):
+        for result in settle(self.snap, loops=self.loops):
             for a in result.admitted:
                 self.admitted_at.setdefault(a.workload, self.snap.now)
                 self.schedule_end(self.snap.workloads[a.workload], self.snap.now)
@@ -178,8 +196,12 @@ class _Forward:
         self.snap.finish(key)
 
 
-def estimate(snap: Snapshot, targets: list[str], options: EtaOptions | None = None) -> dict[str, Eta]:
-    """ETAs for the pending workloads `targets` (keys); runs `snap` forward (it is changed)."""
+def estimate(
+    snap: Snapshot, targets: list[str], options: EtaOptions | None = None, notes: list[str] | None = None
+) -> dict[str, Eta]:
+    """ETAs for the pending workloads `targets` (keys); runs `snap` forward (it is changed).
+
+    `notes` collects what the run met on the way (preemption loops)."""
     opt = options or EtaOptions()
     snap.release_preempted()
     out: dict[str, Eta] = {}
@@ -202,6 +224,8 @@ def estimate(snap: Snapshot, targets: list[str], options: EtaOptions | None = No
         waiting -= set(fwd.admitted_at)
         if not waiting or not fwd.advance():
             break
+    if notes is not None:
+        notes.extend(dict.fromkeys(fwd.loops))  # each loop once, in order
     for key, at in fwd.admitted_at.items():
         if key in targets and key not in out:
             out[key] = Eta(key, ESTIMATED, at - fwd.start)

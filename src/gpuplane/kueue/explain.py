@@ -124,7 +124,9 @@ def explain_input(parsed: Parsed, options: ExplainOptions | None = None) -> Expl
     out = Explanation(snap, results, conversion, empty=empty)
     # What Kueue decides within seconds, nothing ending: cycles until one changes nothing.
     snap.release_preempted()
-    later = eta_mod.settle(snap)
+    loops: list[str] = []
+    later = eta_mod.settle(snap, loops=loops)
+    snap.notes.extend(loops)
     out.settled_cycles = len(later)
     decided = [*results, *later]
     nodes = [*nodes_from_objects(parsed.k8s), *opt.nodes]
@@ -136,6 +138,7 @@ def explain_input(parsed: Parsed, options: ExplainOptions | None = None) -> Expl
     if opt.eta is not None:
         eta_opt = _eta_options(opt.eta, parsed)
         targets = [w.key for w in snap.pending()]
-        out.etas = eta_mod.estimate(snap, targets, eta_opt)
-        out.eta_assumptions = eta_mod.assumptions_for(eta_opt)
+        met: list[str] = []
+        out.etas = eta_mod.estimate(snap, targets, eta_opt, met)
+        out.eta_assumptions = [*eta_mod.assumptions_for(eta_opt), *met]
     return out

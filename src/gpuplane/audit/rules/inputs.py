@@ -1,4 +1,5 @@
-"""GPU000: input that could not be read (malformed YAML, invalid spec, unreadable file)."""
+"""GPU000: input that could not be read (malformed YAML, invalid spec, unreadable file), or a GPU
+workload of a kind whose pods gpuplane cannot find (reported, never skipped silently)."""
 
 from __future__ import annotations
 
@@ -6,19 +7,35 @@ from collections.abc import Iterator
 
 from gpuplane.audit.bundle import Bundle
 from gpuplane.audit.model import Finding, rule
+from gpuplane.audit.rules.common import at
+from gpuplane.audit.workloads import not_understood
 
 
 @rule(
     "GPU000",
     "unreadable-input",
-    "input that could not be parsed (the rest of the input is still audited)",
+    "input that could not be parsed or understood (the rest of the input is still audited)",
     "high",
     why="""A document that does not parse is not audited at all: whatever it deploys is unchecked, and
-    `kubectl apply` would reject it too.""",
-    fix="""Fix the YAML at the reported line and column (or the platform spec field named).""",
+    `kubectl apply` would reject it too. The same holds for a GPU workload of a kind gpuplane does not
+    know (for example KServe's LLMInferenceService): its pods' GPU requests, images and tolerations are
+    not checked.""",
+    fix="""Fix the YAML at the reported line and column (or the platform spec field named). For a kind that
+    is not understood, audit the objects it creates instead (`kubectl get deploy,sts,pods -o yaml`),
+    or ask for a reader of the kind in `gpuplane.workloads`.""",
     tags=("input",),
     system=True,
 )
 def gpu000(b: Bundle) -> Iterator[Finding]:
-    """Reading produces these findings; the rule exists for its documentation."""
-    return iter(())
+    """Reading produces the parse findings; GPU kinds no reader understands are found here."""
+    for obj in b.objects:
+        gpus = not_understood(obj.data)
+        if gpus:
+            yield at(
+                "GPU000",
+                b,
+                obj,
+                ("spec",),
+                f"{obj.kind} ({obj.api_version}) asks for {', '.join(gpus)} but gpuplane does not know "
+                "where its pods are: not understood, not audited",
+            )

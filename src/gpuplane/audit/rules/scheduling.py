@@ -93,7 +93,7 @@ def gpu014(b: Bundle) -> Iterator[Finding]:
     for w in b.gpu_workloads():
         if PRIORITY_LABEL in w.labels() or as_str(get(w.obj.data, "spec", "podPriorityClassName")):
             continue
-        for t in w.gpu_templates():
+        for t in w.gpu_templates():  # every template without one is named (a finding each)
             if not as_str(t.spec.get("priorityClassName")):
                 yield at_workload(
                     "GPU014",
@@ -102,7 +102,6 @@ def gpu014(b: Bundle) -> Iterator[Finding]:
                     t.path,
                     f"GPU pod template{' ' + t.role if t.role else ''} sets no priorityClassName",
                 )
-                break
 
 
 def _queue_label(w: Workload) -> bool:
@@ -279,24 +278,29 @@ def _claim_exceeds_node(b: Bundle, w: Workload, t: PodTemplate, key: str, amount
 
 
 def _capacity(b: Bundle, t: PodTemplate, resource: str) -> tuple[int, bool]:
-    """Largest amount of `resource` one node the template may land on holds, and whether any is known."""
-    best, known = 0, False
+    """Largest amount of `resource` one node the template may land on holds, and whether that is
+    known for every such node and pool (one whose size is unknown, e.g. an instance type the
+    catalog lacks, could be the big one: then nothing is claimed)."""
+    best, seen, unknown = 0, False, False
     for n in b.matching_nodes(t):
+        seen = True
         if n.resources:
-            known = True
             best = max(best, n.resources.get(resource, 0))
         elif (
             count := quantity(n.labels.get("nvidia.com/gpu.count"))
         ) is not None and resource == "nvidia.com/gpu":
-            known = True
             best = max(best, int(count))
+        else:
+            unknown = True
     for p in b.matching_pools(t):
         if p.source in ("aks", "gke") and p.sharing != "exclusive":
             continue  # MIG partitions and time-sharing multiply what a node advertises
+        seen = True
         if p.resources:
-            known = True
             best = max(best, p.resources.get(resource, 0))
-    return best, known
+        else:
+            unknown = True
+    return best, seen and not unknown
 
 
 @rule(

@@ -55,6 +55,33 @@ def _quota_resources(b: Bundle, ns: str) -> set[str]:
     return out
 
 
+HAMI_TOTAL_PREFIX = (
+    "total-"  # Kueue docs tasks/run/using_hami.md: nvidia.com/gpumem -> nvidia.com/total-gpumem
+)
+
+
+def _kueue_resources(b: Bundle, ns: str) -> set[str]:
+    """Resources the ClusterQueues behind the namespace's LocalQueues cap (coveredResources), and
+    the per-pod resources Kueue turns into a covered one: a Configuration's
+    `resources.transformations` in the input, else HAMi's documented `nvidia.com/total-<x>` form."""
+    cqs = {o.name: o for o in b.by_kind.get("ClusterQueue", [])}
+    covered: set[str] = set()
+    for lq in b.in_ns(ns, "LocalQueue"):
+        cq = cqs.get(as_str(get(lq.data, "spec", "clusterQueue")))
+        for group in as_list(get(cq.data, "spec", "resourceGroups")) if cq else []:
+            covered.update(as_str(r) for r in as_list(get(group, "coveredResources")))
+    out = set(covered)
+    for config in b.by_kind.get("Configuration", []):
+        for t in as_list(get(config.data, "resources", "transformations")):
+            if any(str(o) in covered for o in as_dict(get(t, "outputs"))):
+                out.add(as_str(get(t, "input")))
+    for name in covered:
+        prefix, _, rest = name.partition("/")
+        if rest.startswith(HAMI_TOTAL_PREFIX):
+            out.add(f"{prefix}/{rest.removeprefix(HAMI_TOTAL_PREFIX)}")
+    return out
+
+
 @rule(
     "GPU006",
     "gpu-namespace-without-quota",
@@ -75,7 +102,7 @@ def gpu006(b: Bundle) -> Iterator[Finding]:
             continue
         # A renamed time-sliced resource (`nvidia.com/gpu.shared`) is its own quota item.
         used = sorted({r for w in workloads for t in w.gpu_templates() for r in t.gpus()})
-        quota = _quota_resources(b, ns)
+        quota = _quota_resources(b, ns) | _kueue_resources(b, ns)
         missing = [r if r.endswith(DRA_QUOTA_SUFFIX) else f"requests.{r}" for r in used if r not in quota]
         if missing:
             yield _ns_finding(
