@@ -246,3 +246,19 @@ def test_empty_input_says_what_to_feed_it(tmp_path: Path) -> None:
     text = _cli(tmp_path, *_setup(), table=True)
     words = " ".join(text.split())
     assert "kubectl get" in words and "-A -o yaml" in words and "job file you plan to submit" in words
+
+
+def test_dra_claim_templates_are_kept_on_the_workload_record() -> None:
+    job = _job()
+    pod = job["spec"]["template"]["spec"]
+    pod["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": "single-gpu"}]
+    pod["containers"][0]["resources"]["claims"] = [{"name": "gpu"}]
+    rct = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaimTemplate",
+        "metadata": {"name": "single-gpu", "namespace": "team"},
+        "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.nvidia.com"}}]}}},
+    }
+    conv = _convert(job, rct)
+    assert conv.jobs[0].claim_templates == {"main": ["single-gpu"]}
+    assert any("DRA resourceClaims" in n for n in conv.notes)

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
+
+from gpuplane.vocab import ANNOTATION_EXPECTED_RUNTIME
 
 UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 _WHOLE = re.compile(r"(?:\d+(?:\.\d+)?[smhdw])+")
@@ -34,3 +38,17 @@ def format_duration(seconds: float) -> str:
         if len(parts) == 2:
             break
     return "".join(parts)
+
+
+def runtime_hint(meta: Mapping[str, Any], spec: Mapping[str, Any]) -> tuple[float, str] | None:
+    """A Workload's declared runtime: gpuplane's expected-runtime annotation, else Kueue's
+    `spec.maximumExecutionTimeSeconds`; (seconds, where it comes from) or None."""
+    annotations = meta.get("annotations")
+    text = str(annotations.get(ANNOTATION_EXPECTED_RUNTIME) or "") if isinstance(annotations, Mapping) else ""
+    seconds = parse_duration(text) if text else None
+    if seconds is not None:
+        return seconds, f"{ANNOTATION_EXPECTED_RUNTIME} {text}"
+    limit = spec.get("maximumExecutionTimeSeconds")
+    if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0:
+        return float(limit), f"maximumExecutionTimeSeconds {limit}"
+    return None

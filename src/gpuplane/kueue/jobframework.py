@@ -296,26 +296,27 @@ class _Converter:
         runtime, runtime_source = _runtime(data, kind)
         if runtime is not None:
             wl.runtime_hint = (runtime, f"{kind.kind} {namespace}/{object_name(data)}: {runtime_source}")
+        name = object_name(data)
         job = JobWorkload(
-            wl,
-            kind.kind,
-            namespace,
-            object_name(data),
-            raw.source,
-            True,
-            spec.name_note,
-            note,
-            runtime,
-            runtime_source,
+            wl, kind.kind, namespace, name, raw.source, True, spec.name_note, note, runtime, runtime_source
         )
+        self._claims(raw, job, spec)
+        if spec.group_total:
+            self.groups[(namespace, spec.name)] = job
+        self.out.jobs.append(job)
+
+    def _claims(self, raw: RawObject, job: JobWorkload, spec: WorkloadSpec) -> None:
+        """Keep the DRA claim templates each pod set names (quota mapping is not modelled)."""
         job.claim_templates = {
             ps.name: ps.template.claim_template_names()
             for ps in spec.pod_sets
             if ps.template.claim_template_names()
         }
-        if spec.group_total:
-            self.groups[(namespace, spec.name)] = job
-        self.out.jobs.append(job)
+        if any(ps.template.resource_claims() for ps in spec.pod_sets):
+            self.out.notes.append(
+                f"{raw.source}: {job.job}: its pods use DRA resourceClaims; explain does not charge them "
+                "against quota (Kueue does with the Configuration's deviceClassMappings)"
+            )
 
     def _merge_group(self, namespace: str, spec: WorkloadSpec, pod_sets: list[PodSet]) -> bool:
         """Add a pod group member's pod to its group's Workload (one pod set per role)."""

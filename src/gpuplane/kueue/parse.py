@@ -17,6 +17,7 @@ import yaml
 
 from gpuplane.errors import InputError, Problem
 from gpuplane.kueue.dra import DraContext
+from gpuplane.kueue.durations import runtime_hint
 from gpuplane.kueue.objects import (
     Admission,
     ClusterQueue,
@@ -314,27 +315,12 @@ def _workload(
         return wl
     if not wl.queue_name and wl.admission is None:
         wl.problem = "the Workload has no spec.queueName"
-    wl.runtime_hint = _runtime_hint(meta, spec)
+    wl.runtime_hint = runtime_hint(meta, spec)
     reserved = _condition(status, "QuotaReserved")
     if wl.admission is not None and reserved is not None and reserved.get("lastTransitionTime"):
         wl.quota_reserved_time = parse_time(reserved.get("lastTransitionTime"))
     wl.evicted = wl.admission is not None and _condition(status, "Evicted") is not None
     return wl
-
-
-def _runtime_hint(meta: Mapping[str, Any], spec: Mapping[str, Any]) -> tuple[float, str] | None:
-    """gpuplane's expected-runtime annotation, else Kueue's maximumExecutionTimeSeconds."""
-    from gpuplane.kueue.durations import parse_duration
-    from gpuplane.vocab import ANNOTATION_EXPECTED_RUNTIME
-
-    text = str(_m(meta.get("annotations")).get(ANNOTATION_EXPECTED_RUNTIME) or "")
-    seconds = parse_duration(text) if text else None
-    if seconds is not None:
-        return seconds, f"{ANNOTATION_EXPECTED_RUNTIME} {text}"
-    limit = spec.get("maximumExecutionTimeSeconds")
-    if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0:
-        return float(limit), f"maximumExecutionTimeSeconds {limit}"
-    return None
 
 
 @dataclass
@@ -344,6 +330,32 @@ class _Ctx:
     wanted_class: dict[int, tuple[str, str]] = field(default_factory=dict)
     # DRA: templates and mappings seen anywhere in the input, and the Workloads' pods that claim.
     dra: DraContext = field(default_factory=DraContext)
+
+
+def _workload_object(obj: Mapping[str, Any], source: str, ctx: _Ctx) -> None:
+    """A Workload object: skipped when finished, else parsed with its priority class wanted."""
+    meta, spec, out = _m(obj.get("metadata")), _m(obj.get("spec")), ctx.out
+    name = str(meta.get("name", ""))
+    if _condition(_m(obj.get("status")), "Finished") is not None:
+        out.notes.append(f"{source}: skipped finished Workload {meta.get('namespace')}/{name}")
+        return
+    if not meta.get("namespace"):
+        out.notes.append(
+            f"{source}: Workload {name} has no metadata.namespace; taken to be in namespace {DEFAULT_NAMESPACE}"
+        )
+    wl = _workload(meta, spec, _m(obj.get("status")), source)
+    ctx.dra.note_claims(wl, spec)
+    ref_obj = _m(spec.get("priorityClassRef"))
+    ref = ref_obj.get("name") or spec.get("priorityClassName")
+    source_kind = str(ref_obj.get("kind") or spec.get("priorityClassSource") or "")
+    pc_kind = (
+        "PriorityClass"
+        if source_kind in ("PriorityClass", "scheduling.k8s.io/priorityclass")
+        else "WorkloadPriorityClass"
+    )
+    if spec.get("priority") is None and ref:
+        ctx.wanted_class[id(wl)] = (pc_kind, str(ref))
+    out.objects.append(wl)
 
 
 def _object(obj: Mapping[str, Any], source: str, ctx: _Ctx) -> None:
@@ -418,26 +430,7 @@ def _object(obj: Mapping[str, Any], source: str, ctx: _Ctx) -> None:
     elif kind == "WorkloadPriorityClass":
         ctx.classes[("WorkloadPriorityClass", name)] = PriorityClass(name, int(obj.get("value", 0)))
     elif kind == "Workload":
-        if _condition(_m(obj.get("status")), "Finished") is not None:
-            out.notes.append(f"{source}: skipped finished Workload {meta.get('namespace')}/{name}")
-            return
-        if not meta.get("namespace"):
-            out.notes.append(
-                f"{source}: Workload {name} has no metadata.namespace; taken to be in namespace {DEFAULT_NAMESPACE}"
-            )
-        wl = _workload(meta, spec, _m(obj.get("status")), source)
-        ctx.dra.note_claims(wl, spec)
-        ref_obj = _m(spec.get("priorityClassRef"))
-        ref = ref_obj.get("name") or spec.get("priorityClassName")
-        source_kind = str(ref_obj.get("kind") or spec.get("priorityClassSource") or "")
-        pc_kind = (
-            "PriorityClass"
-            if source_kind in ("PriorityClass", "scheduling.k8s.io/priorityclass")
-            else "WorkloadPriorityClass"
-        )
-        if spec.get("priority") is None and ref:
-            ctx.wanted_class[id(wl)] = (pc_kind, str(ref))
-        out.objects.append(wl)
+        _workload_object(obj, source, ctx)
     else:
         out.notes.append(f"{source}: skipped {kind} {name} (not used for admission)")
 
