@@ -79,6 +79,8 @@ class JobContext:
         self.objects: dict[tuple[str, str, str], dict[str, Any]] = {}
         self.config = JobsConfig()
         self.problems: list[str] = []
+        self.limit_ranges: dict[str, list[dict[str, Any]]] = {}
+        self._defaults: dict[str, Defaults | None] = {}
         for obj in parsed.objects:
             self._index(obj)
         for raw in parsed.k8s:
@@ -92,6 +94,8 @@ class JobContext:
                 continue
             ns = as_str(meta.get("namespace"))
             self.objects[(kind, ns, as_str(meta.get("name")))] = data
+            if kind == "LimitRange":
+                self.limit_ranges.setdefault(ns or DEFAULT_NAMESPACE, []).append(data)
 
     def _index(self, obj: object) -> None:
         if isinstance(obj, LocalQueue):
@@ -132,11 +136,14 @@ class JobContext:
     def container_defaults(self, namespace: str) -> Defaults | None:
         """(defaultRequest, default) of the namespace's LimitRanges for containers, as Kueue's
         handlePodLimitRange merges them into each container (None when the namespace has none)."""
+        if namespace not in self._defaults:
+            self._defaults[namespace] = self._limit_range_defaults(namespace)
+        return self._defaults[namespace]
+
+    def _limit_range_defaults(self, namespace: str) -> Defaults | None:
         requests: dict[str, int] = {}
         limits: dict[str, int] = {}
-        for (kind, ns, _), data in sorted(self.objects.items()):
-            if kind != "LimitRange" or (ns or DEFAULT_NAMESPACE) != namespace:
-                continue
+        for data in self.limit_ranges.get(namespace, []):
             for item in as_list(get(data, "spec", "limits")):
                 if as_str(get(item, "type")) != "Container":
                     continue
