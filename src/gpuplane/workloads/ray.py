@@ -62,17 +62,22 @@ def ray_templates(data: dict[str, Any], base: Path) -> list[PodTemplate]:
 def _with_containers(t: PodTemplate, extra: list[dict[str, Any]], head_floor: bool) -> PodTemplate:
     """A copy of a template whose spec has `extra` containers and, with `head_floor`, the first
     container's requests raised to at least the Redis-cleanup amounts (keep-max merge)."""
-    spec = copy.deepcopy(t.spec)
-    containers = spec.setdefault("containers", [])
-    if head_floor and containers and isinstance(containers[0], dict):
-        from gpuplane.kueue.quantity import parse_quantity  # quantities compared exactly
+    from gpuplane.kueue.requests import quantity  # exact comparison; a bad value is a BadField
 
-        requests = containers[0].setdefault("resources", {}).setdefault("requests", {})
+    spec = dict(t.spec)
+    containers = [dict(c) if isinstance(c, dict) else c for c in as_list(spec.get("containers"))]
+    if head_floor and containers and isinstance(containers[0], dict):
+        head = containers[0]
+        resources = dict(as_dict(head.get("resources")))
+        requests = dict(as_dict(resources.get("requests")))
+        path = (*t.path, "containers", 0, "resources", "requests")
         for res, floor in REDIS_CLEANUP.items():
             have = requests.get(res)
-            if have is None or parse_quantity(have) < parse_quantity(floor):
+            if have is None or quantity(have, (*path, res)) < quantity(floor, ()):
                 requests[res] = floor
-    containers.extend(copy.deepcopy(extra))
+        resources["requests"] = requests
+        head["resources"] = resources
+    spec["containers"] = [*containers, *copy.deepcopy(extra)]
     out = PodTemplate(spec=spec, path=t.path, meta=t.meta, role=t.role)
     out.containers = containers_of(spec, t.path)
     return out
