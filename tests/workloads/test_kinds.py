@@ -212,3 +212,16 @@ def test_schema_check_rejects_a_misspelt_field() -> None:
     doc["spec"]["replicatedJob"] = doc["spec"].pop("replicatedJobs")
     with pytest.raises(Exception, match="replicatedJob"):
         validate(doc)
+
+
+def test_pod_group_with_missing_pods_gets_no_workload_yet(tmp_path: Path) -> None:
+    docs = list(yaml.safe_load_all((FIXTURES / "pod-group.yaml").read_text()))
+    two = tmp_path / "two-of-three.yaml"
+    two.write_text(yaml.safe_dump_all(docs[:2]))
+    conv = convert_jobs(load_paths([str(two)]))
+    assert conv.jobs == [] and any("has 2 of 3 pods" in n for n in conv.notes)
+    for d in docs[:2]:
+        d["metadata"]["annotations"]["kueue.x-k8s.io/pod-group-fast-admission"] = "true"
+    two.write_text(yaml.safe_dump_all(docs[:2]))
+    conv = convert_jobs(load_paths([str(two)]))  # fast admission: the first pod's shape, x3
+    assert [(p.count, p.per_pod) for p in conv.jobs[0].workload.pod_sets] == [(3, _q(cpu="2", memory="4Gi"))]

@@ -29,6 +29,7 @@ from gpuplane.vocab import (
     DEFAULT_LOCAL_QUEUE,
     DEFAULT_WORKLOAD_PRIORITY_CLASS,
     MAX_EXEC_TIME_SECONDS_LABEL,
+    POD_GROUP_FAST_ADMISSION_ANNOTATION,
     POD_GROUP_NAME_LABEL,
     PRIORITY_CLASS_LABEL,
     QUEUE_NAME_LABEL,
@@ -194,6 +195,7 @@ class _Converter:
         self.ctx = ctx
         self.out = Conversion(notes=list(ctx.problems))
         self.groups: dict[tuple[str, str], JobWorkload] = {}
+        self.group_totals: dict[tuple[str, str], tuple[int, bool]] = {}
         times = [0.0] + [w.creation_time for w in ctx.workloads.values()]
         self.arrival = max(times) + 0.5
 
@@ -207,7 +209,26 @@ class _Converter:
                     self.out.notes.append(self._unknown(raw, data, gpus))
                 continue
             self.convert(raw, data, kind)
+        self._complete_groups()
         return self.out
+
+    def _complete_groups(self) -> None:
+        """Kueue builds a pod group's Workload once all `pod-group-total-count` pods exist
+        (pod_controller.go validatePodGroupMetadata), or at once from the first pod with fast
+        admission (`kueue.x-k8s.io/pod-group-fast-admission: "true"`, count = the total)."""
+        for (_, group), job in sorted(self.groups.items()):
+            total, fast = self.group_totals[(job.namespace, group)]
+            pods = sum(ps.count for ps in job.workload.pod_sets)
+            if fast:
+                first = job.workload.pod_sets[0]
+                first.count = total
+                job.workload.pod_sets = [first]
+            elif pods < total:
+                self.out.jobs.remove(job)
+                self.out.notes.append(
+                    f"{job.source}: pod group {job.namespace}/{group} has {pods} of {total} pods in the "
+                    "input: Kueue creates its Workload once all exist"
+                )
 
     def _unknown(self, raw: RawObject, data: dict[str, Any], gpus: list[str]) -> str:
         return (
@@ -303,6 +324,8 @@ class _Converter:
         self._claims(raw, job, spec)
         if spec.group_total:
             self.groups[(namespace, spec.name)] = job
+            fast = as_str(get(data, "metadata", "annotations", POD_GROUP_FAST_ADMISSION_ANNOTATION)) == "true"
+            self.group_totals[(namespace, spec.name)] = (spec.group_total, fast)
         self.out.jobs.append(job)
 
     def _claims(self, raw: RawObject, job: JobWorkload, spec: WorkloadSpec) -> None:
