@@ -248,17 +248,63 @@ def test_empty_input_says_what_to_feed_it(tmp_path: Path) -> None:
     assert "kubectl get" in words and "-A -o yaml" in words and "job file you plan to submit" in words
 
 
-def test_dra_claim_templates_are_kept_on_the_workload_record() -> None:
+def test_dra_claims_of_a_job_are_charged_as_kueues_template_path_does() -> None:
+    # kueue/dra.py (pkg/dra/claims.go): each device request's count goes to the quota name the
+    # Configuration's deviceClassMappings gives its DeviceClass; unmapped is inadmissible.
     job = _job()
     pod = job["spec"]["template"]["spec"]
-    pod["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": "single-gpu"}]
+    pod["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": "two-gpus"}]
     pod["containers"][0]["resources"]["claims"] = [{"name": "gpu"}]
     rct = {
         "apiVersion": "resource.k8s.io/v1",
         "kind": "ResourceClaimTemplate",
-        "metadata": {"name": "single-gpu", "namespace": "team"},
-        "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.nvidia.com"}}]}}},
+        "metadata": {"name": "two-gpus", "namespace": "team"},
+        "spec": {
+            "spec": {
+                "devices": {
+                    "requests": [
+                        {"name": "gpu", "exactly": {"deviceClassName": "gpu.nvidia.com", "count": 2}}
+                    ]
+                }
+            }
+        },
     }
-    conv = _convert(job, rct)
-    assert conv.jobs[0].claim_templates == {"main": ["single-gpu"]}
-    assert any("DRA resourceClaims" in n for n in conv.notes)
+    config = {
+        "apiVersion": "config.kueue.x-k8s.io/v1beta2",
+        "kind": "Configuration",
+        "resources": {
+            "deviceClassMappings": [{"name": "whole-gpus", "deviceClassNames": ["gpu.nvidia.com"]}]
+        },
+    }
+    conv = _convert(job, rct, config)
+    assert conv.jobs[0].claim_templates == {"main": ["two-gpus"]}
+    assert conv.jobs[0].workload.pod_sets[0].per_pod == {"cpu": 1000, "whole-gpus": 2000}
+    unmapped = _convert(job, rct).jobs[0].workload
+    assert unmapped.problem == "Inadmissible: DeviceClass gpu.nvidia.com is not mapped in DRA configuration"
+
+
+def test_rendered_dra_platform_example_jobs_are_charged_and_admitted(tmp_path: Path, repo_dir: Path) -> None:
+    # `gpuplane render examples/eks-dra.yaml` writes claim templates, mappings and example Jobs.
+    out = tmp_path / "out"
+    rendered = CliRunner().invoke(
+        app, ["render", str(repo_dir / "examples" / "eks-dra.yaml"), "-o", str(out)]
+    )
+    assert rendered.exit_code == 0, rendered.output
+    args = [
+        "explain",
+        "-f",
+        str(out / "kueue"),
+        "-f",
+        str(out / "dra"),
+        "-f",
+        str(out / "tenancy"),
+        "-o",
+        "json",
+    ]
+    result = json.loads(CliRunner().invoke(app, args).stdout)
+    gpu = next(j for j in result["jobs"] if j["job"] == "Job research/dra-example-gpu")
+    assert gpu["podSets"][0]["requestsPerPod"]["dra.gpuplane.io/gpu"] == "1"
+    assert (
+        next(a for a in result["whatIf"] if a["job"] == "Job research/dra-example-gpu")["status"]
+        == "admitted"
+    )

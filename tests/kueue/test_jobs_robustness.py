@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from gpuplane.errors import InputError
 from gpuplane.kueue import parse_objects
-from gpuplane.kueue.explain import ExplainOptions, explain_input
 from gpuplane.kueue.eta import EtaOptions
+from gpuplane.kueue.explain import ExplainOptions, explain_input
 from tests.support.mutation import paths, replaced
 
 FIXTURES = Path(__file__).resolve().parents[1] / "workloads" / "fixtures"
@@ -48,7 +48,9 @@ VALUES = st.one_of(
     st.none(),
     st.booleans(),
     st.integers(-2, 40),
-    st.sampled_from(["", "1", "250m", "8Gi", "lots", "-1", "Always", "Worker", "main", "K8sJobMode", "SidecarMode"]),
+    st.sampled_from(
+        ["", "1", "250m", "8Gi", "lots", "-1", "Always", "Worker", "main", "K8sJobMode", "SidecarMode"]
+    ),
     st.lists(st.integers(0, 3), max_size=2),
     st.dictionaries(st.sampled_from(["name", "replicas", "cpu"]), st.integers(0, 4), max_size=1),
 )
@@ -70,7 +72,10 @@ def test_mutated_job_objects_never_crash_explain(data: st.DataObject) -> None:
         return
     out = result.json()
     assert {"whatIf", "jobs", "notManaged", "eta"} <= set(out)
-    assert all(a["status"] in ("admitted", "preempts", "waits", "unschedulable", "not managed") for a in out["whatIf"])
+    assert all(
+        a["status"] in ("admitted", "preempts", "waits", "unschedulable", "not managed")
+        for a in out["whatIf"]
+    )
 
 
 def _raycluster(head_containers: Any) -> dict[str, Any]:
@@ -81,7 +86,13 @@ def _raycluster(head_containers: Any) -> dict[str, Any]:
 
 def test_found_by_the_property_test_odd_ray_head_containers() -> None:
     # The head floor (GCS fault tolerance) once indexed, set and extended whatever was there.
-    for containers in (None, [False], 0, [{"name": "h", "resources": None}], [{"name": "h", "resources": {"requests": None}}]):
+    for containers in (
+        None,
+        [False],
+        0,
+        [{"name": "h", "resources": None}],
+        [{"name": "h", "resources": {"requests": None}}],
+    ):
         explain_input(parse_objects([*SETUP, _raycluster(containers)], "ray.yaml"))
 
 

@@ -39,7 +39,6 @@ CLUSTER_SCOPED = frozenset(
         "NVIDIADriver",
         "GPUOperatorValues",
         "Cohort",
-        "DeviceClass",
         "RuntimeClass",
     }
 )

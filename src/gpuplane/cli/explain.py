@@ -106,10 +106,7 @@ def explain(
     if files:
         from gpuplane.kueue.load import load_paths
 
-        more = load_paths(files)
-        parsed.objects.extend(more.objects)
-        parsed.notes.extend(more.notes)
-        parsed.k8s.extend(more.k8s)
+        parsed.extend(load_paths(files))
     result = explain_input(parsed, options)
     if output == Output.json:
         typer.echo(dumps(result.snap, result.results, result), nl=False)

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpuplane.kueue.dra import DraContext
 from gpuplane.kueue.objects import (
     LabelSelector,
     LocalQueue,
@@ -80,6 +81,11 @@ class JobContext:
         self.config = JobsConfig()
         self.problems: list[str] = []
         self.limit_ranges: dict[str, list[dict[str, Any]]] = {}
+        # Templates without a namespace are taken to be in `default`, like the jobs that use them.
+        self.dra = DraContext(
+            {(ns or DEFAULT_NAMESPACE, name): t for (ns, name), t in parsed.dra.templates.items()},
+            dict(parsed.dra.mappings),
+        )
         self._defaults: dict[str, Defaults | None] = {}
         for obj in parsed.objects:
             self._index(obj)

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpuplane.kueue.dra import ClaimError, pod_claim_units
 from gpuplane.kueue.durations import parse_duration
 from gpuplane.kueue.jobcontext import JobContext
 from gpuplane.kueue.objects import PodSet, Workload
@@ -163,16 +164,23 @@ def _runtime(data: Mapping[str, Any], kind: WorkloadKind) -> tuple[float | None,
     return None, ""
 
 
-def _pod_sets(spec: WorkloadSpec, namespace: str, ctx: JobContext) -> list[PodSet]:
+def _pod_sets(spec: WorkloadSpec, namespace: str, ctx: JobContext) -> tuple[list[PodSet], str | None]:
+    """The Workload's pod sets with per-pod requests as Kueue counts them, DRA claims charged
+    (`kueue/dra.py`); the problem a claim Kueue cannot count gives the Workload, else None."""
     out = []
+    problem = None
     defaults = ctx.container_defaults(namespace)
     for ps in spec.pod_sets:
-        per_pod = pod_requests(
-            ps.template.spec, ps.template.path, overhead=ctx.overhead(ps.template.spec), defaults=defaults
-        )
+        pod_spec = ps.template.spec
+        per_pod = pod_requests(pod_spec, ps.template.path, overhead=ctx.overhead(pod_spec), defaults=defaults)
         per_pod = transform(per_pod, ctx.config.transformations, ctx.config.excluded_prefixes)
-        out.append(pod_set(ps.name, ps.count, ps.min_count, ps.template.spec, per_pod))
-    return out
+        try:
+            for quota_name, units in pod_claim_units(pod_spec, namespace, ctx.dra).items():
+                per_pod[quota_name] = per_pod.get(quota_name, 0) + units * 1000
+        except ClaimError as exc:
+            problem = problem or f"Inadmissible: {exc}"
+        out.append(pod_set(ps.name, ps.count, ps.min_count, pod_spec, per_pod))
+    return out, problem
 
 
 def _existing(
@@ -288,7 +296,7 @@ class _Converter:
         spec: WorkloadSpec,
     ) -> None:
         try:
-            pod_sets = _pod_sets(spec, namespace, self.ctx)
+            pod_sets, claim_problem = _pod_sets(spec, namespace, self.ctx)
         except BadField as bad:
             self.out.notes.append(
                 f"{raw.source}: {kind.kind} {object_name(data)}: {'.'.join(map(str, bad.path))}: {bad.message}"
@@ -297,6 +305,7 @@ class _Converter:
         if spec.group_total and self._merge_group(namespace, spec, pod_sets):
             return
         priority, problem = _priority(_labels(data, kind), spec, self.ctx)
+        problem = problem or claim_problem
         created = get(data, "metadata", "creationTimestamp")
         wl = Workload(
             namespace=namespace,
@@ -329,17 +338,12 @@ class _Converter:
         self.out.jobs.append(job)
 
     def _claims(self, raw: RawObject, job: JobWorkload, spec: WorkloadSpec) -> None:
-        """Keep the DRA claim templates each pod set names (quota mapping is not modelled)."""
+        """Keep the DRA claim templates each pod set names on the record."""
         job.claim_templates = {
             ps.name: ps.template.claim_template_names()
             for ps in spec.pod_sets
             if ps.template.claim_template_names()
         }
-        if any(ps.template.resource_claims() for ps in spec.pod_sets):
-            self.out.notes.append(
-                f"{raw.source}: {job.job}: its pods use DRA resourceClaims; explain does not charge them "
-                "against quota (Kueue does with the Configuration's deviceClassMappings)"
-            )
 
     def _merge_group(self, namespace: str, spec: WorkloadSpec, pod_sets: list[PodSet]) -> bool:
         """Add a pod group member's pod to its group's Workload (one pod set per role)."""

@@ -78,6 +78,17 @@ class Parsed:
     objects: list[object] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     k8s: list[RawObject] = field(default_factory=list)
+    dra: DraContext = field(default_factory=DraContext)
+    """ResourceClaimTemplates and deviceClassMappings seen (job objects' claims are charged later)."""
+
+    def extend(self, other: Parsed) -> None:
+        """Add what another read found (files after a live cluster)."""
+        self.objects.extend(other.objects)
+        self.notes.extend(other.notes)
+        self.k8s.extend(other.k8s)
+        self.dra.templates.update(other.dra.templates)
+        for device_class, name in other.dra.mappings.items():
+            self.dra.mappings.setdefault(device_class, name)
 
 
 def parse_time(value: object) -> float:
@@ -461,6 +472,7 @@ def parse_documents(docs: Iterable[Document]) -> Parsed:
     if problems:
         raise InputError(problems)
     ctx.dra.charge_claims(ctx.out.objects)
+    ctx.out.dra = ctx.dra
     return _resolve_priorities(ctx)
 
 
