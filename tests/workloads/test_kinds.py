@@ -40,10 +40,10 @@ def _pod_sets(conv: Any, key: str) -> list[tuple[str, int, int | None, dict[str,
     return [(ps.name, ps.count, ps.min_count, dict(ps.per_pod)) for ps in job.workload.pod_sets]
 
 
-@pytest.mark.parametrize("fixture", sorted(p.name for p in FIXTURES.glob("*.yaml")))
+@pytest.mark.parametrize(
+    "fixture", sorted(p.name for p in FIXTURES.glob("*.yaml") if p.name not in NO_CRD_HERE)
+)
 def test_fixture_matches_its_real_schema(fixture: str) -> None:
-    if fixture in NO_CRD_HERE:
-        pytest.skip("no CRD for this kind in ../shared/crds")
     for doc in yaml.safe_load_all((FIXTURES / fixture).read_text()):
         validate(doc)
 
