@@ -3,7 +3,11 @@
 One implementation used by `gpuplane explain` and by the simulator. Shaped like Kueue:
 `quantity` (exact milli-units), `objects`/`parse`/`load`/`live` (API objects), `resource_node`
 (quota tree), `queues` (heap + inadmissible), `flavor_assigner`, `preemption` (classical),
-`fair_sharing` (DRS, tournament, fair preemption), `scheduler` (the cycle), `reasons`.
+`fair_sharing` (DRS, tournament, fair preemption), `scheduler` (the cycle), `reasons`, `dra`
+(claims to quota). For `explain`: `requests` (a pod's requests as Kueue counts them),
+`jobframework`/`jobcontext` (job objects to Workloads, with `gpuplane.workloads`), `whatif`
+(answers for submitted jobs), `fit` (admitted but unschedulable), `eta` (the snapshot run
+forward), `explain`/`explain_output` (the command and its JSON and tables).
 
 Programmatic use (the simulator)::
 
