@@ -7,13 +7,15 @@ point at the exact line of the offending field, not only the top of the document
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
-from gpuplane.errors import InputError
+from gpuplane.errors import InputError, Problem
+from gpuplane.limits import limits
 
 try:  # libyaml is much faster; marks are available from it too.
     from yaml import CSafeLoader as _BaseLoader
@@ -43,34 +45,125 @@ def _mark(node: yaml.Node) -> Pos:
 
 
 class _LocLoader(_BaseLoader):
-    pass
+    """The located loader; one per input text, with the limits' counters and the warnings."""
+
+    file = "<input>"
+    strict_keys = False
+    depth = 0
+    nodes = 0
+
+    def start(self, file: str, strict_keys: bool) -> None:
+        self.file, self.strict_keys = file, strict_keys
+        self.warnings: list[Problem] = []
+        self.limits = limits()
 
 
-def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> LocDict:
-    loader.flatten_mapping(node)
-    result = LocDict()
-    result.pos = _mark(node)
-    result.key_pos = {}
-    result.value_pos = {}
-    for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        if not isinstance(key, str):
-            key = str(key)
-        result[key] = loader.construct_object(value_node, deep=True)
-        result.key_pos[key] = _mark(key_node)
-        result.value_pos[key] = _mark(value_node)
-    return result
+def _refuse(loader: _LocLoader, node: yaml.Node, message: str) -> InputError:
+    line, column = _mark(node)
+    return InputError.single(loader.file, message, line=line, column=column)
 
 
-def _construct_sequence(loader: yaml.SafeLoader, node: yaml.SequenceNode) -> LocList:
-    result = LocList(loader.construct_object(child, deep=True) for child in node.value)
-    result.pos = _mark(node)
-    result.item_pos = [_mark(child) for child in node.value]
-    return result
+def _enter(loader: _LocLoader, node: yaml.Node) -> None:
+    """Count one more open collection; past a stated limit, a located error (not a RecursionError)."""
+    loader.depth += 1
+    loader.nodes += 1
+    if loader.depth > loader.limits.yaml_depth:
+        raise _refuse(
+            loader, node, f"nested deeper than {loader.limits.yaml_depth} levels (limits: yaml_depth)"
+        )
+    if loader.nodes > loader.limits.yaml_nodes_per_input:
+        raise _refuse(
+            loader,
+            node,
+            f"more than {loader.limits.yaml_nodes_per_input} mappings and sequences in one input "
+            "(limits: yaml_nodes_per_input); split the input",
+        )
 
 
+def _duplicate(loader: _LocLoader, key: str, first: Pos, key_node: yaml.Node) -> None:
+    line, column = _mark(key_node)
+    if loader.strict_keys:
+        raise InputError.single(
+            loader.file, f"duplicate key {key!r} (first at line {first[0]})", line=line, column=column
+        )
+    loader.warnings.append(
+        Problem(
+            loader.file,
+            line,
+            column,
+            "",
+            f"duplicate key {key!r}: this later value wins over line {first[0]}",
+            "warning",
+        )
+    )
+
+
+def _construct_mapping(loader: _LocLoader, node: yaml.MappingNode) -> LocDict:
+    _enter(loader, node)
+    try:
+        merges = sum(1 for key_node, _ in node.value if key_node.tag == _MERGE_TAG)
+        explicit = len(node.value) - merges
+        if merges:
+            loader.flatten_mapping(node)
+        first_explicit = len(node.value) - explicit
+        result = LocDict()
+        result.pos = _mark(node)
+        result.key_pos = {}
+        result.value_pos = {}
+        explicit_keys: set[str] = set()
+        for index, (key_node, value_node) in enumerate(node.value):
+            key = loader.construct_object(key_node, deep=True)
+            if not isinstance(key, str):
+                key = str(key)
+            if index >= first_explicit:
+                if key in explicit_keys:
+                    _duplicate(loader, key, result.key_pos[key], key_node)
+                explicit_keys.add(key)
+            result[key] = loader.construct_object(value_node, deep=True)
+            result.key_pos[key] = _mark(key_node)
+            result.value_pos[key] = _mark(value_node)
+        return result
+    finally:
+        loader.depth -= 1
+
+
+def _construct_sequence(loader: _LocLoader, node: yaml.SequenceNode) -> LocList:
+    _enter(loader, node)
+    try:
+        result = LocList([loader.construct_object(child, deep=True) for child in node.value])
+        result.pos = _mark(node)
+        result.item_pos = [_mark(child) for child in node.value]
+        return result
+    finally:
+        loader.depth -= 1
+
+
+def _construct_int(loader: _LocLoader, node: yaml.ScalarNode) -> int:
+    if len(node.value) > loader.limits.int_digits:
+        raise _refuse(
+            loader,
+            node,
+            f"an integer of {len(node.value)} characters; at most {loader.limits.int_digits} digits "
+            "are read (limits: int_digits)",
+        )
+    value: int = yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)
+    return value
+
+
+def _construct_float(loader: _LocLoader, node: yaml.ScalarNode) -> float:
+    value: float = yaml.constructor.SafeConstructor.construct_yaml_float(loader, node)
+    if not math.isfinite(value):
+        raise _refuse(
+            loader, node, f"{node.value} is not a finite number (gpuplane reads finite numbers only)"
+        )
+    return value
+
+
+_MERGE_TAG = "tag:yaml.org,2002:merge"
 _LocLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 _LocLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
+_LocLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+_LocLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
 
 
 # Timestamps stay strings: Kubernetes and our specs treat them as text.
@@ -83,12 +176,14 @@ _LocLoader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
 
 @dataclass(frozen=True)
 class Document:
-    """One YAML document of a file: its data (LocDict/LocList/scalar), file name and start line."""
+    """One YAML document of a file: its data (LocDict/LocList/scalar), file name, start line, and
+    the warnings loading it gave (duplicate keys where they are not errors)."""
 
     data: Any
     file: str
     line: int
     index: int
+    warnings: tuple[Problem, ...] = ()
 
 
 def parse_error(file: str, exc: yaml.YAMLError) -> InputError:
@@ -102,23 +197,36 @@ def parse_error(file: str, exc: yaml.YAMLError) -> InputError:
     return InputError.single(file, f"malformed YAML: {problem}")
 
 
-def load_documents(text: str, file: str) -> list[Document]:
+def load_documents(text: str, file: str, *, strict_keys: bool = False) -> list[Document]:
     """Parse every document of a multi-document YAML text. Raises InputError on malformed YAML."""
-    return list(iter_documents(text, file))
+    return list(iter_documents(text, file, strict_keys=strict_keys))
 
 
-def iter_documents(text: str, file: str) -> Iterator[Document]:
-    """Stream the documents of a YAML text; empty documents are skipped."""
+def iter_documents(text: str, file: str, *, strict_keys: bool = False) -> Iterator[Document]:
+    """Stream the documents of a YAML text; empty documents are skipped.
+
+    Every limit of `gpuplane.limits` that concerns YAML (depth, collections and documents per
+    input, integer digits) is checked while loading and is a located InputError, as is a number
+    that is not finite. A duplicate key is an error with `strict_keys` (gpuplane's own formats),
+    else a warning on its Document (Kubernetes objects, like `kubectl --validate=warn`).
+    """
     loader = _LocLoader(text)
+    loader.start(file, strict_keys)
+    cap = loader.limits.documents_per_input
     index = 0
     try:
         while loader.check_node():
             node = loader.get_node()
             if node is None:
                 continue
+            if index >= cap:
+                raise _refuse(
+                    loader, node, f"more than {cap} YAML documents in one input (limits: documents_per_input)"
+                )
             data = loader.construct_document(node)
+            warnings, loader.warnings = tuple(loader.warnings), []
             if data is not None:
-                yield Document(data=data, file=file, line=node.start_mark.line + 1, index=index)
+                yield Document(data, file, node.start_mark.line + 1, index, warnings)
             index += 1
     except yaml.YAMLError as exc:
         raise parse_error(file, exc) from exc
@@ -126,9 +234,10 @@ def iter_documents(text: str, file: str) -> Iterator[Document]:
         loader.dispose()
 
 
-def load_one(text: str, file: str) -> Any:
-    """Parse a single-document YAML text (the platform spec, a config file)."""
-    docs = load_documents(text, file)
+def load_one(text: str, file: str, *, strict_keys: bool = True) -> Any:
+    """Parse a single-document YAML text (the platform spec, a config file): duplicate keys are
+    errors unless `strict_keys` is False."""
+    docs = load_documents(text, file, strict_keys=strict_keys)
     if not docs:
         raise InputError.single(file, "the file holds no YAML document", line=1, column=1)
     if len(docs) > 1:
@@ -177,3 +286,9 @@ def plain(data: Any) -> Any:
     if isinstance(data, list):
         return [plain(v) for v in data]
     return data
+
+
+def composer_loader() -> Any:
+    """The loader class for `yaml.compose` (node trees): libyaml's, whose composer is not
+    recursive in Python and refuses nesting past its own limit with a YAMLError."""
+    return _BaseLoader

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
 from gpuplane.audit import read_path, read_text
-from gpuplane.audit.readers import MAX_FILE_BYTES, chunks
+from gpuplane.audit.readers import chunks
 from gpuplane.errors import InputError
+from gpuplane.limits import limits
 from tests.audit.helpers import RULE_FIXTURES, audit_yaml, rule_ids
 
 
@@ -64,10 +66,11 @@ def test_file_over_the_size_limit_is_a_finding_not_a_crash(
 ) -> None:
     big = tmp_path / "big.yaml"
     big.write_text("kind: Namespace\nmetadata: {name: big}\n" + "# pad\n" * 100)
-    monkeypatch.setattr("gpuplane.audit.readers.MAX_FILE_BYTES", 50)
+    small = dataclasses.replace(limits(), input_bytes=50)
+    monkeypatch.setattr("gpuplane.audit.readers.limits", lambda: small)
     found = read_path(str(big)).findings
     assert found and "too large" in found[0].message
-    assert MAX_FILE_BYTES > 1024 * 1024
+    assert limits().input_bytes > 1024 * 1024
 
 
 @pytest.mark.parametrize(

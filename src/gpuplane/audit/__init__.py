@@ -24,20 +24,14 @@ def read_inputs(
     stdin_text: str | None = None,
 ) -> Inputs:
     """Read every input path ('-' is stdin). A spec that does not load raises InputError (exit 2)."""
-    from pathlib import Path
-
     from gpuplane.audit.specinput import load_spec_input
-    from gpuplane.errors import InputError
+    from gpuplane.inputs import display_name, read_text
 
     out = Inputs()
     for path in [*files, *(nodepools or [])]:
         out.extend(read_path(path, stdin_text))
     if spec:
-        try:
-            text = Path(spec).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise InputError.single(spec, f"cannot read the spec: {exc.strerror}") from None
-        s = load_spec_input(text, spec)
+        s = load_spec_input(read_text(spec), display_name(spec))
         out.specs.append(s)
         out.pools += s.pools
     return out

@@ -16,7 +16,14 @@ from gpuplane.audit.objects import K8sObject, Path, as_dict, as_list, as_str, ge
 from gpuplane.audit.pools import Pool
 from gpuplane.audit.readers import Inputs
 from gpuplane.audit.specinput import SpecInput
-from gpuplane.audit.workloads import BATCH_KINDS, KNATIVE_GROUP, SERVING_KINDS, PodTemplate, pod_templates
+from gpuplane.audit.workloads import (
+    BATCH_KINDS,
+    KNATIVE_GROUP,
+    SERVING_KINDS,
+    PodTemplate,
+    check_gpu_quantities,
+    pod_templates,
+)
 from gpuplane.catalog.providers import provider_facts
 from gpuplane.vocab import AMD_GPU_RESOURCE, GPU_TAINT_KEY, LABEL_CAPACITY, QUEUE_NAME_LABEL
 
@@ -172,6 +179,7 @@ class Bundle:
             elif obj.kind == "PriorityClass" and isinstance(obj.data.get("value"), int):
                 b.priority_values[obj.name] = obj.data["value"]
             templates = pod_templates(obj)
+            check_gpu_quantities(obj, templates)
             if templates:
                 w = Workload(obj, templates, ns)
                 if obj.kind == "Pod":

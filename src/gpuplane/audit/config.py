@@ -22,6 +22,7 @@ from pydantic.alias_generators import to_camel
 from gpuplane.audit.facts import defaults
 from gpuplane.audit.model import SEVERITIES
 from gpuplane.errors import InputError, Problem
+from gpuplane.inputs import display_name, read_text
 from gpuplane.yamlio import key_position, load_one
 
 
@@ -104,12 +105,8 @@ class AuditConfig(_Model):
 
 def load_config(path: Path) -> AuditConfig:
     """Read a config file; InputError (file, line, column, field) on any problem."""
-    file = str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError.single(file, f"cannot read the audit config: {exc.strerror}") from None
-    raw = load_one(text, file)
+    file = display_name(path)
+    raw = load_one(read_text(path), file)
     if not isinstance(raw, dict):
         raise InputError.single(file, "the audit config is a YAML mapping", line=1, column=1)
     try:

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gpuplane.audit.objects import K8sObject, as_dict, as_list, as_str, get
-from gpuplane.audit.workloads import is_gpu_resource, quantity
+from gpuplane.audit.workloads import checked_quantity, is_gpu_resource
+from gpuplane.vocab import GFD_GPU_COUNT, GFD_GPU_REPLICAS
 
 POOL_LABELS = (
     "gpuplane.io/pool",
@@ -63,8 +64,10 @@ def _resources(obj: K8sObject) -> dict[str, int]:
     out: dict[str, int] = {}
     for section in ("capacity", "allocatable"):
         for key, value in as_dict(get(obj.data, "status", section)).items():
-            amount = quantity(value)
-            if is_gpu_resource(str(key)) and amount is not None and amount > 0:
+            if not is_gpu_resource(str(key)):
+                continue
+            amount = checked_quantity(obj, ("status", section, str(key)), value)
+            if amount is not None and amount > 0:
                 out[str(key)] = int(amount)
     return out
 
@@ -106,7 +109,8 @@ def node_info(obj: K8sObject) -> NodeInfo:
         info.cuda = _version_tuple(
             f"{labels['nvidia.com/cuda.runtime.major']}.{labels.get('nvidia.com/cuda.runtime.minor', '0')}"
         )
-    replicas = quantity(labels.get("nvidia.com/gpu.replicas"))
+    replicas = checked_quantity(obj, ("metadata", "labels", GFD_GPU_REPLICAS), labels.get(GFD_GPU_REPLICAS))
+    checked_quantity(obj, ("metadata", "labels", GFD_GPU_COUNT), labels.get(GFD_GPU_COUNT))
     info.time_sliced = (
         labels.get("nvidia.com/gpu.sharing-strategy") == "time-slicing"
         or (replicas is not None and replicas > 1 and labels.get("nvidia.com/gpu.sharing-strategy") != "mps")

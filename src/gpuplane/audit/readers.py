@@ -8,13 +8,13 @@ that does not parse as a whole is read again document by document.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from gpuplane import inputs
 from gpuplane.audit.model import PARSE_RULE, Finding
 from gpuplane.audit.objects import K8sObject, as_str
 from gpuplane.audit.pools import (
@@ -30,9 +30,10 @@ from gpuplane.audit.pools import (
 )
 from gpuplane.audit.specinput import SpecInput, load_spec_input
 from gpuplane.errors import InputError
+from gpuplane.inputs import STDIN, STDIN_NAME
+from gpuplane.limits import limits
 from gpuplane.yamlio import LocDict, LocList, iter_documents
 
-MAX_FILE_BYTES = 64 * 1024 * 1024
 SUFFIXES = (".yaml", ".yml", ".json")
 GPU_OPERATOR_VALUES = "GPUOperatorValues"
 HELM_VALUE_KEYS = ("driver", "devicePlugin", "operator", "dcgmExporter", "migManager", "gfd")
@@ -200,38 +201,30 @@ def _objects(data: dict[str, Any], line: int, file: str, out: Inputs) -> None:
 
 
 def read_path(path_text: str, stdin_text: str | None = None) -> Inputs:
-    """Read a file, a directory (recursively, *.yaml|*.yml|*.json) or '-' for stdin."""
-    if path_text == "-":
-        text = stdin_text if stdin_text is not None else sys.stdin.read()
-        return read_text(text, "<stdin>")
-    path = Path(path_text)
-    if path.is_dir():
-        out = Inputs()
-        for child in sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES):
-            if any(part.startswith(".") for part in child.relative_to(path).parts):
-                continue
-            out.extend(_read_file(child))
-        return out
-    if not path.exists():
-        raise InputError.single(path_text, "no such file or directory")
-    return _read_file(path)
+    """Read a file, a directory (recursively, *.yaml|*.yml|*.json, hidden entries skipped) or '-'
+    for stdin. A file or directory that cannot be read is an InputError, never skipped."""
+    if path_text == STDIN:
+        return read_text(stdin_text if stdin_text is not None else inputs.read_text(STDIN), STDIN_NAME)
+    out = Inputs()
+    for child in inputs.expand(path_text, SUFFIXES):
+        out.extend(_read_file(child))
+    return out
 
 
 def _read_file(path: Path) -> Inputs:
+    """One file; text that is too large or not UTF-8 is a GPU000 finding (the rest is still read)."""
     file = str(path)
+    cap = limits().input_bytes
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            return Inputs(
-                findings=[
-                    parse_finding(
-                        file, f"file too large to audit ({size} bytes, limit {MAX_FILE_BYTES})", 1, 1
-                    )
-                ]
-            )
-        text = path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return Inputs(findings=[parse_finding(file, f"not UTF-8 text: {exc.reason}", 1, 1)])
+        size = path.stat().st_size if path.is_file() else 0
     except OSError as exc:
         raise InputError.single(file, f"cannot read: {exc.strerror}") from None
-    return read_text(text, file)
+    if size > cap:
+        message = f"file too large to audit ({size} bytes, limit {cap}: limits: input_bytes)"
+        return Inputs(findings=[parse_finding(file, message, 1, 1)])
+    data = inputs.read_bytes(path)
+    problem = inputs.decode_problem(data, file)
+    if problem is not None:
+        p = problem.problems[0]
+        return Inputs(findings=[parse_finding(file, p.message, p.line, p.column)])
+    return read_text(inputs.decode(data, file), file)

@@ -7,7 +7,10 @@ audit's own classification of kinds (batch vs serving) that several rules rely o
 
 from __future__ import annotations
 
-from gpuplane.audit.objects import K8sObject
+from typing import Any
+
+from gpuplane.audit.objects import K8sObject, Path
+from gpuplane.errors import InputError
 from gpuplane.workloads import (
     GPU_RESOURCE_PREFIXES,
     NON_WORKLOAD_KINDS,
@@ -18,6 +21,7 @@ from gpuplane.workloads import (
     quantity,
 )
 from gpuplane.workloads import pod_templates as _templates
+from gpuplane.workloads.model import QuantityRangeError
 from gpuplane.workloads.serving import KNATIVE_GROUP
 
 __all__ = [
@@ -28,6 +32,8 @@ __all__ = [
     "SERVING_KINDS",
     "Container",
     "PodTemplate",
+    "check_gpu_quantities",
+    "checked_quantity",
     "is_gpu_resource",
     "not_understood",
     "pod_templates",
@@ -66,3 +72,24 @@ SERVING_KINDS = frozenset(
 def pod_templates(obj: K8sObject) -> list[PodTemplate]:
     """Every pod template of a workload object (empty for non-workloads)."""
     return _templates(obj.data)
+
+
+def checked_quantity(obj: K8sObject, path: Path, value: Any) -> float | None:
+    """`quantity`, with a value out of range as a located InputError at `path` of `obj`."""
+    try:
+        return quantity(value)
+    except QuantityRangeError as exc:
+        line, column = obj.pos(path, key=False)
+        raise InputError.single(
+            obj.file, str(exc), line=line, column=column, path=".".join(map(str, path))
+        ) from None
+
+
+def check_gpu_quantities(obj: K8sObject, templates: list[PodTemplate]) -> None:
+    """Every GPU request and limit of the templates is a readable quantity in range (InputError if not)."""
+    for template in templates:
+        for c in template.containers:
+            for section in ("requests", "limits"):
+                for key, value in c.resources(section).items():
+                    if is_gpu_resource(str(key)):
+                        checked_quantity(obj, (*c.path, "resources", section, str(key)), value)

@@ -1,36 +1,34 @@
-"""Read Kueue objects from files, directories (recursively, sorted) or stdin (`-`)."""
+"""Read Kueue objects from files, directories (recursively, sorted) or stdin (`-`).
+
+Inputs are streamed: each file is read, its documents are parsed one at a time into Kueue
+records and dropped, so memory holds the records and one file's text, not every YAML tree.
+"""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+from collections.abc import Iterable, Iterator
 
-from gpuplane.errors import InputError
+from gpuplane.inputs import STDIN, STDIN_NAME, expand, read_text
 from gpuplane.kueue.parse import Parsed, parse_documents
-from gpuplane.yamlio import Document, load_documents
+from gpuplane.yamlio import Document, iter_documents
 
 _SUFFIXES = (".yaml", ".yml", ".json")
 
 
-def _files(path: Path) -> list[Path]:
-    if path.is_dir():
-        return sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in _SUFFIXES)
-    if path.is_file():
-        return [path]
-    raise InputError.single(str(path), "no such file or directory")
+def documents(paths: Iterable[str]) -> Iterator[Document]:
+    """Every YAML document of the given files/directories (`-` reads stdin), lazily, in order.
+
+    A file or directory that cannot be read, text that is not UTF-8 and YAML past a limit are
+    located InputErrors (see `gpuplane.inputs` and `gpuplane.yamlio`).
+    """
+    for raw in paths:
+        if raw == STDIN:
+            yield from iter_documents(read_text(STDIN), STDIN_NAME)
+            continue
+        for file in expand(raw, _SUFFIXES):
+            yield from iter_documents(read_text(file), str(file))
 
 
 def load_paths(paths: list[str]) -> Parsed:
     """Parse every YAML document of the given files/directories (`-` reads stdin)."""
-    docs: list[Document] = []
-    for raw in paths:
-        if raw == "-":
-            docs.extend(load_documents(sys.stdin.read(), "<stdin>"))
-            continue
-        for file in _files(Path(raw)):
-            try:
-                text = file.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
-                raise InputError.single(str(file), f"cannot read: {exc}") from exc
-            docs.extend(load_documents(text, str(file)))
-    return parse_documents(docs)
+    return parse_documents(documents(paths))

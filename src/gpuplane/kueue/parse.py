@@ -13,8 +13,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
 from gpuplane.errors import InputError, Problem
 from gpuplane.kueue.dra import DraContext
 from gpuplane.kueue.durations import runtime_hint
@@ -41,12 +39,14 @@ from gpuplane.kueue.objects import (
     Workload,
 )
 from gpuplane.kueue.requests import BadField as _Bad
+from gpuplane.kueue.requests import integer as _int
 from gpuplane.kueue.requests import pod_requests
 from gpuplane.kueue.requests import quantity as _q
+from gpuplane.limits import limits
 from gpuplane.vocab import DRA_GROUP, KUEUE_CONFIG_GROUP, KUEUE_GROUP
 from gpuplane.workloads import lookup as lookup_kind
 from gpuplane.workloads import not_understood
-from gpuplane.yamlio import Document, locate
+from gpuplane.yamlio import Document, load_one, locate
 
 DEFAULT_NAMESPACE = "default"
 # Kinds explain reads besides Kueue's own: the inputs of job -> Workload conversion (see
@@ -120,6 +120,14 @@ def _name_ref(spec: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
             raise _Bad(("spec", key), f"expected a name (string), got {type(value).__name__}")
         return value
     return None
+
+
+def _embedded(text: str, path: tuple[str | int, ...]) -> Any:
+    """A YAML document inside a string field (the Kueue Configuration in its ConfigMap)."""
+    try:
+        return load_one(text, "<embedded>", strict_keys=False)
+    except InputError as exc:
+        raise _Bad(path, f"the embedded YAML does not load: {exc.problems[0]}") from None
 
 
 def _tolerations(items: object) -> tuple[Toleration, ...]:
@@ -212,7 +220,9 @@ def _cluster_queue(name: str, spec: Mapping[str, Any]) -> ClusterQueue:
             within_cluster_queue=str(pre.get("withinClusterQueue") or unset),
             reclaim_within_cohort=str(pre.get("reclaimWithinCohort") or unset),
             borrow_within_cohort=str(bwc.get("policy") or "Never"),
-            max_priority_threshold=None if threshold is None else int(threshold),
+            max_priority_threshold=None
+            if threshold is None
+            else _int(threshold, ("spec", "preemption", "borrowWithinCohort", "maxPriorityThreshold")),
         ),
         flavor_fungibility=FlavorFungibility(
             when_can_borrow=_FUNGIBILITY.get(
@@ -262,10 +272,11 @@ def _pod_set(ps: Mapping[str, Any], i: int) -> PodSet:
     pod_spec = _m(_m(ps.get("template")).get("spec"))
     per_pod = pod_requests(pod_spec, (*path, "template", "spec"))
     min_count = ps.get("minCount")
+    pods = limits().pods_per_workload
     return pod_set(
         str(ps.get("name", "main")),
-        int(ps.get("count", 1)),
-        None if min_count is None else int(min_count),
+        _int(ps.get("count", 1), (*path, "count"), 0, pods),
+        None if min_count is None else _int(min_count, (*path, "minCount"), 0, pods),
         pod_spec,
         per_pod,
     )
@@ -288,7 +299,12 @@ def _admission(status: Mapping[str, Any], pod_sets: list[PodSet]) -> Admission |
         a = _m(a)
         name = str(a.get("name", "main"))
         ps = by_name.get(name)
-        count = int(a.get("count", ps.count if ps else 1))
+        count = _int(
+            a.get("count", ps.count if ps else 1),
+            ("status", "admission", "podSetAssignments", i, "count"),
+            0,
+            limits().pods_per_workload,
+        )
         usage_raw = _m(a.get("resourceUsage"))
         path = ("status", "admission", "podSetAssignments", i, "resourceUsage")
         usage = {str(k): _q(v, (*path, str(k))) for k, v in usage_raw.items()}
@@ -307,7 +323,7 @@ def _workload(
         namespace=ns,
         name=str(meta.get("name")),
         queue_name=str(spec.get("queueName") or ""),
-        priority=int(spec.get("priority") or 0),
+        priority=_int(spec.get("priority") or 0, ("spec", "priority")),
         creation_time=parse_time(meta.get("creationTimestamp")),
         uid=str(meta.get("uid") or ""),
         active=spec.get("active", True) is not False,
@@ -384,12 +400,12 @@ def _object(obj: Mapping[str, Any], source: str, ctx: _Ctx) -> None:
         out.objects.append(Namespace(name, {str(k): str(v) for k, v in _m(meta.get("labels")).items()}))
     elif kind == "PriorityClass" and api.startswith("scheduling.k8s.io"):
         ctx.classes[("PriorityClass", name)] = PriorityClass(
-            name, int(obj.get("value", 0)), kind, obj.get("globalDefault") is True
+            name, _int(obj.get("value", 0), ("value",)), kind, obj.get("globalDefault") is True
         )
     elif kind == "ConfigMap":
-        for text in _m(obj.get("data")).values():
-            if isinstance(text, str) and "config.kueue.x-k8s.io" in text:
-                _object(_m(yaml.safe_load(text)), source, ctx)
+        for key, text in _m(obj.get("data")).items():
+            if isinstance(text, str) and KUEUE_CONFIG_GROUP in text:
+                _object(_m(_embedded(text, ("data", str(key)))), source, ctx)
     elif kind == "ResourceClaimTemplate" and api.startswith(DRA_GROUP + "/"):
         ctx.dra.add_template(str(meta.get("namespace") or ""), name, spec)
     elif kind == "Configuration" and api.startswith(KUEUE_CONFIG_GROUP):
@@ -439,7 +455,9 @@ def _object(obj: Mapping[str, Any], source: str, ctx: _Ctx) -> None:
             )
         )
     elif kind == "WorkloadPriorityClass":
-        ctx.classes[("WorkloadPriorityClass", name)] = PriorityClass(name, int(obj.get("value", 0)))
+        ctx.classes[("WorkloadPriorityClass", name)] = PriorityClass(
+            name, _int(obj.get("value", 0), ("value",))
+        )
     elif kind == "Workload":
         _workload_object(obj, source, ctx)
     else:
@@ -451,6 +469,7 @@ def parse_documents(docs: Iterable[Document]) -> Parsed:
     ctx = _Ctx(Parsed())
     problems: list[Problem] = []
     for doc in docs:
+        ctx.out.notes += [str(w) for w in doc.warnings]  # duplicate keys: the later value won
         if not isinstance(doc.data, Mapping):
             ctx.out.notes.append(f"{doc.file}:{doc.line}: skipped a document that is not a mapping")
             continue

@@ -2,13 +2,17 @@
 
 `500m` -> 500, `2` -> 2000, `16Gi` -> 16 * 2**30 * 1000. Like `resource.Quantity.MilliValue()`
 in apimachinery, fractions below one milli-unit round up. Python integers are unbounded, so
-sums never overflow.
+sums never overflow. A quantity is at most 2^63-1 units (apimachinery's quantity.go: "no quantity
+may represent a number greater than 2^63-1 in magnitude"; `limits().quantity_max`), so every
+value also converts to a float without overflow.
 """
 
 from __future__ import annotations
 
 import re
-from decimal import ROUND_CEILING, Decimal, InvalidOperation
+from decimal import ROUND_CEILING, Decimal, DecimalException, InvalidOperation
+
+from gpuplane.limits import limits
 
 _BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
 _DECIMAL = {
@@ -26,6 +30,9 @@ _DECIMAL = {
 _PATTERN = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$")
 
 
+_MAX_MILLI = limits().quantity_max * 1000
+
+
 class QuantityError(ValueError):
     """A text that is not a Kubernetes quantity."""
 
@@ -35,6 +42,8 @@ def parse_quantity(value: object) -> int:
     if isinstance(value, bool) or value is None:
         raise QuantityError(f"invalid quantity {value!r}")
     if isinstance(value, int):
+        if not 0 <= value <= _MAX_MILLI // 1000:
+            raise QuantityError(f"quantity {value!r} is out of range (0 to 2^63-1)")
         return value * 1000
     text = str(value).strip()
     match = _PATTERN.match(text)
@@ -45,15 +54,20 @@ def parse_quantity(value: object) -> int:
         base = Decimal(number)
     except InvalidOperation as exc:  # pragma: no cover - the pattern already checked it
         raise QuantityError(f"invalid quantity {value!r}") from exc
-    if suffix in _BINARY:
-        scaled = base * _BINARY[suffix]
-    elif suffix in _DECIMAL:
-        scaled = base * _DECIMAL[suffix]
-    else:
-        scaled = base * (Decimal(10) ** int(suffix[1:]))
-    milli = (scaled * 1000).to_integral_value(rounding=ROUND_CEILING)
+    try:
+        if suffix in _BINARY:
+            scaled = base * _BINARY[suffix]
+        elif suffix in _DECIMAL:
+            scaled = base * _DECIMAL[suffix]
+        else:
+            scaled = base * (Decimal(10) ** int(suffix[1:]))
+        milli = (scaled * 1000).to_integral_value(rounding=ROUND_CEILING)
+    except DecimalException as exc:  # an exponent beyond what Decimal represents
+        raise QuantityError(f"quantity {value!r} is out of range (0 to 2^63-1)") from exc
     if milli < 0:
         raise QuantityError(f"negative quantity {value!r}")
+    if milli > _MAX_MILLI:
+        raise QuantityError(f"quantity {value!r} is larger than a Kubernetes quantity can be (2^63-1)")
     return int(milli)
 
 

@@ -43,6 +43,23 @@ def quantity(value: object, path: Path) -> int:
         raise BadField(path, str(exc)) from exc
 
 
+INT32 = (-(2**31), 2**31 - 1)
+
+
+def integer(value: object, path: Path, low: int = INT32[0], high: int = INT32[1]) -> int:
+    """An integer field (Kueue's counts and priorities are int32 in its CRDs), or BadField at `path`:
+    `count: "1e400"`, `count: [1]` or a count past `high` are located errors, not crashes."""
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise BadField(path, f"expected an integer, got {type(value).__name__}")
+    try:
+        number = int(value)
+    except ValueError:
+        raise BadField(path, f"expected an integer, got {value!r}") from None
+    if not low <= number <= high:
+        raise BadField(path, f"{number} is out of range ({low} to {high})")
+    return number
+
+
 def _m(data: object) -> Mapping[str, Any]:
     return data if isinstance(data, Mapping) else {}
 

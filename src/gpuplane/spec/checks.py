@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterator
 
 from gpuplane.catalog import load_catalog
 from gpuplane.errors import Problem
+from gpuplane.limits import limits
 from gpuplane.sharing import mig
 from gpuplane.spec import derived
 from gpuplane.spec.dra_checks import dra_platform_problems, dra_pool_problems
@@ -223,9 +224,32 @@ def _shared_time_slicing(spec: PlatformSpec, at: Report) -> Iterator[Problem]:
             )
 
 
+def _limit_problems(index: int, pool: NodePool, at: Report) -> Iterator[Problem]:
+    """Counts that drive memory in render and the twin stay within `gpuplane.limits`."""
+    lim = limits()
+    for field, value in (("minNodes", pool.min_nodes), ("maxNodes", pool.max_nodes)):
+        if value > lim.nodes_per_pool:
+            yield at(
+                ("nodePools", index, field),
+                f"{value} nodes is more than a Kubernetes cluster holds ({lim.nodes_per_pool}; limits: nodes_per_pool)",
+                "error",
+            )
+    if pool.sharing.replicas > lim.sharing_replicas:
+        yield at(
+            ("nodePools", index, "sharing", "replicas"),
+            f"{pool.sharing.replicas} replicas per GPU is more than gpuplane models "
+            f"({lim.sharing_replicas}; limits: sharing_replicas)",
+            "error",
+        )
+
+
 def check_spec(spec: PlatformSpec, at: Report) -> list[Problem]:
     """Every semantic problem of a resolved spec (errors and warnings), in input order."""
     problems: list[Problem] = []
+    for index, pool in enumerate(spec.node_pools):
+        problems += _limit_problems(index, pool, at)
+    if any(p.severity == "error" for p in problems):
+        return problems
     problems += _unique([p.name for p in spec.node_pools], "nodePools", "pool", at)
     problems += _unique([t.name for t in spec.teams], "teams", "team", at)
     broken: set[str] = set()

@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from gpuplane.errors import InputError, Problem
+from gpuplane.inputs import display_name, read_text
 from gpuplane.spec.checks import check_spec
 from gpuplane.spec.models import PlatformSpec
 from gpuplane.spec.resolve import resolve_spec
@@ -77,11 +78,7 @@ def parse_spec(text: str, file: str) -> tuple[PlatformSpec, list[Problem]]:
 
 def load_spec_with_warnings(path: Path) -> tuple[PlatformSpec, list[Problem]]:
     """Load a spec file; returns the spec and warnings (errors raise InputError)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError.single(str(path), f"cannot read the spec: {exc.strerror}") from None
-    return parse_spec(text, str(path))
+    return parse_spec(read_text(path), display_name(path))
 
 
 def load_spec(path: Path) -> PlatformSpec:

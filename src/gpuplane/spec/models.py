@@ -37,7 +37,10 @@ DEFAULT_GPU_TAINT = (GPU_TAINT_KEY, GPU_TAINT_VALUE)
 class SpecModel(BaseModel):
     """Base: camelCase aliases, unknown keys rejected, population by field name allowed."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=False)
+    # allow_inf_nan=False: "inf" or "nan" written as a string is refused too (JSON outputs stay JSON).
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=False, allow_inf_nan=False
+    )
 
 
 class Cluster(SpecModel):

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import overload
 
 from gpuplane.errors import InputError, Problem
+from gpuplane.inputs import display_name
 from gpuplane.traces.csvformat import is_gpuplane_header, read_gpuplane_rows
 from gpuplane.traces.model import Workload
 from gpuplane.traces.openb import is_openb_header, read_openb
@@ -51,7 +52,7 @@ class WorkloadStream:
         self, path: Path | str, fmt: str = "auto", *, strict: bool = False, limit: int | None = None
     ):
         self.path = Path(path)
-        self.file = str(path)
+        self.file = display_name(path)
         self.strict = strict
         self.limit = limit
         self.issues = Issues(self.file, strict)

@@ -10,9 +10,10 @@ import csv
 import math
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TextIO
+from typing import IO
 
 from gpuplane.errors import InputError, Problem
+from gpuplane.inputs import locate_decode_error, open_text
 
 
 class BadRow(Exception):
@@ -74,16 +75,14 @@ class Issues:
         self._warnings.append(Problem(self.file, line, None, column, message, "warning"))
 
 
-def open_csv(path: Path) -> TextIO:
-    """Open a CSV for streaming (UTF-8, a BOM tolerated, universal newlines handled by csv)."""
-    try:
-        return path.open("r", encoding="utf-8-sig", newline="")
-    except OSError as exc:
-        raise InputError.single(str(path), f"cannot read the workload file: {exc.strerror or exc}") from exc
+def open_csv(path: Path) -> IO[str]:
+    """Open a CSV for one streaming pass (UTF-8, a BOM tolerated, universal newlines handled by
+    csv). A pipe, process substitution or `-` works too: it is copied once (`gpuplane.inputs`)."""
+    return open_text(path, encoding="utf-8-sig")
 
 
 def numbered_rows(
-    stream: TextIO, file: str, issues: Issues | None = None
+    stream: IO[str], file: str, issues: Issues | None = None
 ) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
     """The header and an iterator of (line number, cells) for the rows after it.
 
@@ -120,6 +119,9 @@ def numbered_rows(
 
 def _unreadable(file: str, line: int, exc: Exception) -> InputError:
     if isinstance(exc, UnicodeDecodeError):
+        located = locate_decode_error(file)  # one more pass over the bytes finds the offset
+        if located.problems[0].line is not None:
+            return located
         return InputError.single(file, f"not UTF-8 text (from about line {line}): {exc.reason}", line=line)
     return InputError.single(file, f"malformed CSV: {exc}", line=line)
 

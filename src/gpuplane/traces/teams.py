@@ -22,8 +22,9 @@ from pathlib import Path
 import yaml
 
 from gpuplane.errors import InputError, Problem
+from gpuplane.inputs import display_name, read_text
 from gpuplane.traces.model import Workload
-from gpuplane.yamlio import parse_error
+from gpuplane.yamlio import composer_loader, parse_error
 
 Pos = tuple[int, int]
 
@@ -72,7 +73,7 @@ def _scalar(node: yaml.Node, file: str, what: str) -> str:
 def parse_team_map(text: str, file: str) -> TeamMap:
     """Parse team-map YAML text (see the module docstring); errors carry line and column."""
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        root = yaml.compose(text, Loader=composer_loader())
     except yaml.YAMLError as exc:
         raise parse_error(file, exc) from exc
     if not isinstance(root, yaml.MappingNode):
@@ -111,11 +112,7 @@ def parse_team_map(text: str, file: str) -> TeamMap:
 
 def load_team_map(path: Path | str) -> TeamMap:
     """Read a `--team-map` file."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError.single(str(path), f"cannot read the team map: {exc.strerror or exc}") from exc
-    return parse_team_map(text, str(path))
+    return parse_team_map(read_text(path), display_name(path))
 
 
 def default_team(queue: str, teams: Sequence[str]) -> str:
