@@ -9,7 +9,8 @@
     └── UpstreamError          a service gpuplane reads (Prometheus, the Kubernetes API) is
                                unreachable, too slow, or answers what cannot be used         exit 3
 
-Exit codes every command keeps (README "Guarantees", `gpuplane --help`):
+Exit codes every command keeps (`EXIT_CODES`; README "Guarantees" and `gpuplane --help` show the
+same table, and a test keeps them equal):
 
     0    success
     1    the command ran and its answer is "no": findings at or above --fail-on, drift under
@@ -17,7 +18,9 @@ Exit codes every command keeps (README "Guarantees", `gpuplane --help`):
     2    bad usage or bad input (nothing was written)
     3    an upstream service could not be used
     70   an internal error: a bug in gpuplane (the traceback is printed; please report it)
-    130  interrupted (Ctrl-C)
+    130  interrupted (Ctrl-C); 143 and 129 for SIGTERM and SIGHUP (128 + the signal), after
+         removing temporary files
+    141  stdout was closed by its reader (`| head`): gpuplane stops quietly, as on SIGPIPE
 
 Anything else that escapes a command is a bug by definition: engines raise only this family
 for conditions a user can cause, and the CLI never turns an arbitrary exception into exit 2.
@@ -28,10 +31,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 __all__ = [
+    "EXIT_CODES",
     "EXIT_FAILED",
     "EXIT_INTERNAL",
     "EXIT_INTERRUPTED",
     "EXIT_OK",
+    "EXIT_STDOUT_CLOSED",
+    "EXIT_TERMINATED",
     "EXIT_UPSTREAM",
     "EXIT_USAGE",
     "GpuplaneError",
@@ -40,6 +46,7 @@ __all__ = [
     "Problem",
     "UpstreamError",
     "UsageError",
+    "exit_codes_help",
 ]
 
 EXIT_OK = 0
@@ -48,6 +55,25 @@ EXIT_USAGE = 2
 EXIT_UPSTREAM = 3
 EXIT_INTERNAL = 70
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
+EXIT_STDOUT_CLOSED = 141
+
+#: (code, meaning) of every exit code, in the order `--help` and the README show them.
+EXIT_CODES: tuple[tuple[int, str], ...] = (
+    (EXIT_OK, "ok"),
+    (EXIT_FAILED, "findings, drift or a failed check"),
+    (EXIT_USAGE, "bad usage or input (nothing written)"),
+    (EXIT_UPSTREAM, "an upstream service (Prometheus, Kubernetes API) could not be used"),
+    (EXIT_INTERNAL, "internal error (a bug)"),
+    (EXIT_INTERRUPTED, "interrupted (Ctrl-C)"),
+    (EXIT_STDOUT_CLOSED, "stdout closed by its reader"),
+    (EXIT_TERMINATED, "terminated (SIGTERM; SIGHUP gives 129)"),
+)
+
+
+def exit_codes_help() -> str:
+    """The one-line exit-code summary of `gpuplane --help`."""
+    return "Exit codes: " + "; ".join(f"{code} {meaning}" for code, meaning in EXIT_CODES) + "."
 
 
 class GpuplaneError(Exception):

@@ -12,7 +12,7 @@ import pytest
 import yaml
 from render_helpers import REPO, rendered
 
-from gpuplane.cli.render import diff_tree
+from gpuplane.cli.render import TREE_MARKER, diff_tree
 from gpuplane.outputs import write_tree_atomic
 from gpuplane.render import render_all
 from gpuplane.spec import load_spec
@@ -80,7 +80,7 @@ def test_check_passes_on_fresh_output_and_detects_a_one_line_drift(tmp_path: Pat
 def test_check_reports_missing_and_extra_files(tmp_path: Path) -> None:
     _, result = rendered(AKS)
     out = tmp_path / "out"
-    write_tree_atomic(out, result.files)
+    write_tree_atomic(out, result.files, TREE_MARKER)
     assert diff_tree(result.files, out) == []
     (out / "tenancy" / "limit-ranges.yaml").unlink()
     (out / "stray.yaml").write_text("x: 1\n")

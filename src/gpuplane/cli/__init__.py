@@ -3,7 +3,9 @@ under `gpuplane.cli` and only parses arguments, calls one engine and prints.
 
 Every error leaves through one place, `GpuplaneGroup.main`: the `gpuplane.errors` family is
 printed as its one-line form and exits with its code; click's usage errors are printed in the
-same `gpuplane CMD: error: ...` form (exit 2); anything else is a bug and says so (exit 70).
+same `gpuplane CMD: error: ...` form (exit 2); Ctrl-C, SIGTERM and SIGHUP end it quietly after
+cleanup (130, 143, 129); a reader of stdout that hangs up ends it silently (141, like SIGPIPE);
+anything else is a bug and says so (exit 70).
 """
 
 from __future__ import annotations
@@ -19,14 +21,19 @@ from typer import _click
 from typer.core import TyperGroup
 from typer.exceptions import Abort
 
-from gpuplane import __version__
-from gpuplane.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, GpuplaneError
-
-EXIT_CODES_HELP = (
-    "Exit codes: 0 ok; 1 findings, drift or a failed check; 2 bad usage or input; "
-    "3 an upstream service (Prometheus, Kubernetes API) could not be used; 70 internal error (a bug); "
-    "130 interrupted."
+from gpuplane import __version__, inputs
+from gpuplane.cli.stdout import StdoutClosed, guarded, silence
+from gpuplane.errors import (
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_STDOUT_CLOSED,
+    EXIT_USAGE,
+    GpuplaneError,
+    exit_codes_help,
 )
+from gpuplane.swap import Terminated, terminating_raises
+
+EXIT_CODES_HELP = exit_codes_help()
 
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 
@@ -59,7 +66,13 @@ class GpuplaneGroup(TyperGroup):
         argv = list(sys.argv[1:] if args is None else args)
         command = _command_name(argv)
         try:
-            rv = super().main(argv, prog_name or "gpuplane", complete_var, standalone_mode=False, **extra)
+            with terminating_raises(), guarded():
+                rv = super().main(argv, prog_name or "gpuplane", complete_var, standalone_mode=False, **extra)
+        except (StdoutClosed, BrokenPipeError):
+            silence()
+            sys.exit(EXIT_STDOUT_CLOSED)
+        except Terminated as exc:
+            _exit([f"{command}: terminated"], 128 + exc.signum)
         except GpuplaneError as exc:
             _exit(exc.lines(command), exc.exit_code)
         except _click.exceptions.NoArgsIsHelpError as exc:
@@ -81,6 +94,8 @@ class GpuplaneGroup(TyperGroup):
                 ],
                 EXIT_INTERNAL,
             )
+        finally:
+            inputs.release()
         sys.exit(rv if isinstance(rv, int) else 0)
 
 

@@ -82,8 +82,14 @@ def audit_cmd(
         _usage(f"--fail-on must be one of {', '.join(FAIL_ON)}")
     if not (files or spec or nodepools or kubeconfig):
         _usage("give at least one input: -f FILE|DIR|-, --spec, --nodepools or --kubeconfig")
+    if out is not None:
+        from gpuplane.outputs import check_file_target
+
+        check_file_target(out)
     cfg = load_config(config) if config else AuditConfig()
-    stdin_text = sys.stdin.read() if "-" in files or "-" in nodepools else None
+    from gpuplane.inputs import STDIN, read_text
+
+    stdin_text = read_text(STDIN) if STDIN in files or STDIN in nodepools else None
     inputs = read_inputs(files, nodepools=nodepools, spec=spec, stdin_text=stdin_text)
     if kubeconfig:
         from gpuplane.audit.live import read_cluster

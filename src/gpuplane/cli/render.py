@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -10,10 +9,14 @@ import typer
 from rich.console import Console
 
 from gpuplane.errors import UsageError
-from gpuplane.outputs import write_tree_atomic
+from gpuplane.outputs import STDOUT, TreeMarker, check_tree_target, write_text_atomic, write_tree_atomic
 from gpuplane.render import RenderResult, render_all, stream_yaml
 from gpuplane.render.kueue import KUEUE_APIS
+from gpuplane.render.writer import GENERATED_HEADER
 from gpuplane.spec import load_spec_with_warnings
+
+#: How a directory `render -o` wrote is recognised: its index.yaml with the generated header.
+TREE_MARKER = TreeMarker("index.yaml", GENERATED_HEADER)
 
 
 def diff_tree(expected: dict[str, str], directory: Path) -> list[str]:
@@ -52,9 +55,18 @@ def render_command(
             "-o",
             "--output",
             metavar="DIR|-",
-            help="Directory to write (replaced atomically), or - for a YAML stream on stdout.",
+            help="Directory to write (replaced atomically, and only if gpuplane wrote it: it has "
+            "index.yaml from render), or - for a YAML stream on stdout.",
         ),
     ] = None,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="Replace DIR even if gpuplane did not write it, or if it is the current or home "
+            "directory, holds the spec, or is a git checkout. Never follows a symlink.",
+        ),
+    ] = False,
     check: Annotated[
         Path | None,
         typer.Option(
@@ -80,6 +92,8 @@ def render_command(
     if (output is None) == (check is None):
         raise UsageError("give exactly one of -o/--output DIR|- or --check DIR")
     spec, warnings = load_spec_with_warnings(spec_file)
+    if output is not None and output != STDOUT:  # before rendering: refuse early, touch nothing
+        check_tree_target(output, TREE_MARKER, inputs=[spec_file], force=force)
     for warning in warnings:
         err.print(str(warning), markup=False)
     result = render_all(spec, kueue_api=kueue_api)
@@ -92,11 +106,11 @@ def render_command(
             raise typer.Exit(1)
         err.print(f"{check} is up to date with {spec_file}")
         return
-    if output == "-":
-        sys.stdout.write(stream_yaml(result))
+    if output == STDOUT:
+        write_text_atomic(STDOUT, stream_yaml(result))
         return
     out = Path(str(output))
-    write_tree_atomic(out, result.files)
+    write_tree_atomic(out, result.files, TREE_MARKER, inputs=[spec_file], force=force)
     _summary(result, out, Console(highlight=False, soft_wrap=True))
 
 

@@ -92,16 +92,21 @@ def execute(o: Options, progress: Progress | None = None) -> tuple[list[RunResul
     Outputs are rendered completely in memory first and then written atomically, so a failure
     leaves nothing half written.
     """
+    from gpuplane.outputs import check_file_target, write_text_atomic
+
     config = build_config(o)
+    report = (
+        o.report if o.report is not None else (DEFAULT_REPORT if not o.specs and o.workload is None else None)
+    )
+    for target in (o.json_out, o.csv_out, report):
+        if target is not None:
+            check_file_target(target)  # before the run, not after it
     platforms = platforms_from(o.specs)
     source = WorkloadSource(o.workload, o.fmt, o.team_map, o.strict, o.limit, _checkpoint(o))
     prices = ApiPrices.parse(o.api_prices)
     results = run_all(platforms, source, config, progress)
     for r in results:  # the same accepted work as rented VMs and from a model API
         r.summary["baselines"] = baselines_dict(*baselines_of(r.spec, r.outcome, config, prices))
-    report = (
-        o.report if o.report is not None else (DEFAULT_REPORT if not o.specs and o.workload is None else None)
-    )
     texts: list[tuple[Path, str]] = []
     if o.json_out is not None:
         data = results[0].summary if len(results) == 1 else {"platforms": [r.summary for r in results]}
@@ -111,8 +116,6 @@ def execute(o: Options, progress: Progress | None = None) -> tuple[list[RunResul
             texts.append((numbered(o.csv_out, i, len(results)), workloads_csv(r.outcome)))
     if report is not None:
         texts.append((report, build_report(results).render()))
-    from gpuplane.outputs import write_text_atomic
-
     for path, text in texts:
         write_text_atomic(path, text)
     return results, [p for p, _ in texts]

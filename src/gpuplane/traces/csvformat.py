@@ -7,15 +7,14 @@ equal records (numbers are written in Python's shortest round-trip form).
 from __future__ import annotations
 
 import csv
-import os
 import re
-import tempfile
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from pathlib import Path
-from typing import TextIO
+from typing import IO
 
 from gpuplane.errors import InputError
+from gpuplane.outputs import open_output
 from gpuplane.traces.model import (
     FINAL_STATUSES,
     WORKLOAD_CLASSES,
@@ -112,7 +111,7 @@ def to_row(w: Workload) -> list[str]:
     ]
 
 
-def write_csv_stream(workloads: Iterable[Workload], stream: TextIO) -> int:
+def write_csv_stream(workloads: Iterable[Workload], stream: IO[str]) -> int:
     """Write the header and one row per workload to an open text stream; returns the row count."""
     writer = csv.writer(stream, lineterminator="\n")
     writer.writerow(COLUMNS)
@@ -124,21 +123,12 @@ def write_csv_stream(workloads: Iterable[Workload], stream: TextIO) -> int:
 
 
 def write_workloads_csv(workloads: Iterable[Workload], path: Path) -> int:
-    """Write a gpuplane CSV atomically (a temporary file moved in place when complete).
+    """Write a gpuplane CSV by the rules of `gpuplane.outputs` (atomically for a file).
 
     Streams row by row, so an 800,000-row export never builds the whole text in memory.
     """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as stream:
-            count = write_csv_stream(workloads, stream)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return count
+    with open_output(path) as stream:
+        return write_csv_stream(workloads, stream)
 
 
 # -- reading -------------------------------------------------------------------------------------
