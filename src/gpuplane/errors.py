@@ -47,6 +47,7 @@ __all__ = [
     "UpstreamError",
     "UsageError",
     "exit_codes_help",
+    "exit_codes_markdown",
 ]
 
 EXIT_OK = 0
@@ -158,3 +159,8 @@ class UpstreamError(GpuplaneError):
         super().__init__(f"{service}: {message}")
         self.service = service
         self.message = message
+
+
+def exit_codes_markdown() -> str:
+    """The exit codes as the README "Guarantees" section shows them (a test keeps the two equal)."""
+    return "| exit code | meaning |\n|---|---|\n" + "".join(f"| {c} | {m} |\n" for c, m in EXIT_CODES)

@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-__all__ = ["Limit", "Limits", "describe", "limits"]
+__all__ = ["Limit", "Limits", "describe", "limits", "markdown_table"]
 
 
 @dataclass(frozen=True)
@@ -70,3 +70,22 @@ def limits() -> Limits:
     if set(values) != expected:
         raise RuntimeError(f"limits.yaml does not match Limits: {sorted(set(values) ^ expected)}")
     return Limits(**values)
+
+
+def _shown(limit: Limit) -> str:
+    if limit.unit == "bytes":
+        return f"{limit.value // 2**30} GiB" if limit.value >= 2**30 else f"{limit.value // 2**20} MiB"
+    if limit.value == 2**63 - 1:
+        return "2^63-1"
+    return f"{limit.value:,}"
+
+
+def markdown_table() -> str:
+    """The limits as the README "Guarantees" section shows them (a test keeps the two equal)."""
+    rows = ["| limit | value | applies to |", "|---|---|---|"]
+    for limit in describe():
+        rows.append(
+            f"| `{limit.name}` | {_shown(limit)} {limit.unit if limit.unit != 'bytes' else ''}".rstrip()
+            + f" | {limit.applies_to} |"
+        )
+    return "\n".join(rows) + "\n"

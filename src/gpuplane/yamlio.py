@@ -7,7 +7,10 @@ point at the exact line of the offending field, not only the top of the document
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import math
+from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -25,19 +28,150 @@ except ImportError:  # pragma: no cover - depends on the build of PyYAML
 Pos = tuple[int, int]
 
 
-class LocDict(dict[str, Any]):
-    """A mapping from YAML with positions: `pos` of the mapping, `key_pos[k]`, `value_pos[k]`."""
+_SHIFT = 32
+_LOW = (1 << _SHIFT) - 1
+_EMPTY = array("Q", [0]).tobytes()
 
-    pos: Pos = (0, 0)
-    key_pos: dict[str, Pos]
-    value_pos: dict[str, Pos]
+
+def _pack(line: int, column: int) -> int:
+    return (line << _SHIFT) | column
+
+
+def _unpack(packed: int) -> Pos:
+    return (packed >> _SHIFT, packed & _LOW)
+
+
+def _words(marks: bytes) -> memoryview:
+    return memoryview(marks).cast("Q")
+
+
+def _shifted(marks: bytes, offset: int) -> bytes:
+    return array("Q", [m + (offset << _SHIFT) for m in _words(marks)]).tobytes()
+
+
+class LocDict(dict[str, Any]):
+    """A mapping from YAML with positions: `pos` of the mapping, `key_at(k)`, `value_at(k)`.
+
+    Positions are packed into one `bytes` per mapping (its own position, then the key's and the
+    value's for each key in insertion order), not kept in dictionaries of tuples: a 50 MB input
+    holds about a million mappings (issue 9's memory goal). `key_pos` and `value_pos` are
+    read-only snapshots. Deleting a key keeps the other positions aligned; a key added after
+    loading has none.
+    """
+
+    __slots__ = ("_marks",)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._marks = _EMPTY
+
+    @property
+    def pos(self) -> Pos:
+        """Line and column of the mapping itself."""
+        return _unpack(_words(self._marks)[0])
+
+    def _index(self, key: object) -> int:
+        loaded = (len(self._marks) // 8 - 1) // 2
+        for index, name in enumerate(self):
+            if name == key:
+                return index if index < loaded else -1
+        return -1
+
+    def key_at(self, key: str) -> Pos | None:
+        """Line and column of `key`, or None (a key added after loading has none)."""
+        index = self._index(key)
+        return _unpack(_words(self._marks)[1 + 2 * index]) if index >= 0 else None
+
+    def value_at(self, key: str) -> Pos | None:
+        """Line and column of the value of `key`, or None."""
+        index = self._index(key)
+        return _unpack(_words(self._marks)[2 + 2 * index]) if index >= 0 else None
+
+    @property
+    def key_pos(self) -> dict[str, Pos]:
+        """Every loaded key's position (a snapshot)."""
+        return {k: p for k in self if (p := self.key_at(k)) is not None}
+
+    @property
+    def value_pos(self) -> dict[str, Pos]:
+        """Every loaded key's value position (a snapshot)."""
+        return {k: p for k in self if (p := self.value_at(k)) is not None}
+
+    def shift_lines(self, offset: int) -> None:
+        """Move this mapping's own positions down by `offset` lines (not its children's)."""
+        self._marks = _shifted(self._marks, offset)
+
+    def _forget(self, key: object) -> None:
+        index = self._index(key)
+        if index >= 0:
+            self._marks = self._marks[: 8 * (1 + 2 * index)] + self._marks[8 * (3 + 2 * index) :]
+
+    def __delitem__(self, key: str) -> None:
+        self._forget(key)
+        super().__delitem__(key)
+
+    def pop(self, key: str, *default: Any) -> Any:
+        """dict.pop, keeping the remaining positions aligned."""
+        self._forget(key)
+        return super().pop(key, *default)
+
+    def popitem(self) -> tuple[str, Any]:
+        """dict.popitem, keeping the remaining positions aligned."""
+        key = next(reversed(self))
+        self._forget(key)
+        return key, super().pop(key)
+
+    def clear(self) -> None:
+        """dict.clear, and the positions with it."""
+        super().clear()
+        self._marks = self._marks[:8]
+
+    def __reduce__(self) -> Any:  # copies and pickles keep the positions
+        return (_rebuild_dict, (dict(self), self._marks))
+
+
+def _rebuild_dict(items: dict[str, Any], marks: bytes) -> LocDict:
+    result = LocDict(items)
+    result._marks = marks
+    return result
 
 
 class LocList(list[Any]):
-    """A sequence from YAML with the position of the sequence and of each item."""
+    """A sequence from YAML with the position of the sequence and of each item (packed)."""
 
-    pos: Pos = (0, 0)
-    item_pos: list[Pos]
+    __slots__ = ("_marks",)
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self._marks = _EMPTY
+
+    @property
+    def pos(self) -> Pos:
+        """Line and column of the sequence itself."""
+        return _unpack(_words(self._marks)[0])
+
+    def item_at(self, index: int) -> Pos | None:
+        """Line and column of item `index`, or None (an item added after loading has none)."""
+        words = _words(self._marks)
+        return _unpack(words[1 + index]) if 0 <= index < len(words) - 1 else None
+
+    @property
+    def item_pos(self) -> list[Pos]:
+        """Line and column of each loaded item (a snapshot)."""
+        return [_unpack(m) for m in _words(self._marks)[1:]]
+
+    def shift_lines(self, offset: int) -> None:
+        """Move this sequence's own positions down by `offset` lines (not its children's)."""
+        self._marks = _shifted(self._marks, offset)
+
+    def __reduce__(self) -> Any:  # copies and pickles keep the positions
+        return (_rebuild_list, (list(self), self._marks))
+
+
+def _rebuild_list(items: list[Any], marks: bytes) -> LocList:
+    result = LocList(items)
+    result._marks = marks
+    return result
 
 
 def _mark(node: yaml.Node) -> Pos:
@@ -56,6 +190,36 @@ class _LocLoader(_BaseLoader):
         self.file, self.strict_keys = file, strict_keys
         self.warnings: list[Problem] = []
         self.limits = limits()
+        self.resolved: dict[str, str] = {}
+        self.strings: dict[str, str] = {}
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        """PyYAML's tag resolution, remembered per plain scalar text (keys and values repeat a lot
+        in Kubernetes YAML; resolution is a regex search per scalar, a third of the load time)."""
+        if kind is yaml.ScalarNode and implicit[0]:
+            tag = self.resolved.get(value)
+            if tag is None:
+                tag = super().resolve(kind, value, implicit)  # type: ignore[no-untyped-call]
+                if len(self.resolved) < _RESOLVE_CACHE:
+                    self.resolved[value] = tag
+            return tag
+        return super().resolve(kind, value, implicit)  # type: ignore[no-untyped-call]
+
+
+_RESOLVE_CACHE = 1 << 16
+_SHARED_LENGTH = 40
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
+def _value(loader: _LocLoader, node: yaml.Node) -> Any:
+    """The constructed value of a child node; plain strings skip PyYAML's generic dispatch, and
+    short ones are shared (Kubernetes YAML repeats the same few thousand words)."""
+    if node.tag == _STR_TAG and type(node) is yaml.ScalarNode:
+        text: str = node.value
+        if len(text) <= _SHARED_LENGTH:
+            return loader.strings.setdefault(text, text)
+        return text
+    return loader.construct_object(node, deep=True)
 
 
 def _refuse(loader: _LocLoader, node: yaml.Node, message: str) -> InputError:
@@ -107,21 +271,24 @@ def _construct_mapping(loader: _LocLoader, node: yaml.MappingNode) -> LocDict:
             loader.flatten_mapping(node)
         first_explicit = len(node.value) - explicit
         result = LocDict()
-        result.pos = _mark(node)
-        result.key_pos = {}
-        result.value_pos = {}
         explicit_keys: set[str] = set()
+        marks: dict[str, tuple[int, int]] = {}
         for index, (key_node, value_node) in enumerate(node.value):
-            key = loader.construct_object(key_node, deep=True)
+            key = _value(loader, key_node)
             if not isinstance(key, str):
                 key = str(key)
             if index >= first_explicit:
                 if key in explicit_keys:
-                    _duplicate(loader, key, result.key_pos[key], key_node)
+                    _duplicate(loader, key, _unpack(marks[key][0]), key_node)
                 explicit_keys.add(key)
-            result[key] = loader.construct_object(value_node, deep=True)
-            result.key_pos[key] = _mark(key_node)
-            result.value_pos[key] = _mark(value_node)
+            result[key] = _value(loader, value_node)  # a later value wins, in the first one's place
+            k, v = key_node.start_mark, value_node.start_mark
+            marks[key] = (_pack(k.line + 1, k.column + 1), _pack(v.line + 1, v.column + 1))
+        mark = node.start_mark
+        words = [_pack(mark.line + 1, mark.column + 1)]
+        for key in result:
+            words += marks[key]
+        result._marks = array("Q", words).tobytes()
         return result
     finally:
         loader.depth -= 1
@@ -130,9 +297,11 @@ def _construct_mapping(loader: _LocLoader, node: yaml.MappingNode) -> LocDict:
 def _construct_sequence(loader: _LocLoader, node: yaml.SequenceNode) -> LocList:
     _enter(loader, node)
     try:
-        result = LocList([loader.construct_object(child, deep=True) for child in node.value])
-        result.pos = _mark(node)
-        result.item_pos = [_mark(child) for child in node.value]
+        result = LocList([_value(loader, child) for child in node.value])
+        mark = node.start_mark
+        words = [_pack(mark.line + 1, mark.column + 1)]
+        words += (_pack(c.start_mark.line + 1, c.start_mark.column + 1) for c in node.value)
+        result._marks = array("Q", words).tobytes()
         return result
     finally:
         loader.depth -= 1
@@ -197,6 +366,22 @@ def parse_error(file: str, exc: yaml.YAMLError) -> InputError:
     return InputError.single(file, f"malformed YAML: {problem}")
 
 
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """No cyclic garbage collection inside the block (it runs again after it).
+
+    Loaded YAML is trees of fresh containers without cycles (a recursive alias is refused), yet
+    Python's collector walks every live container again and again while they pile up: loading a
+    50 MB input that is kept whole (audit) took three times as long with it running."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def load_documents(text: str, file: str, *, strict_keys: bool = False) -> list[Document]:
     """Parse every document of a multi-document YAML text. Raises InputError on malformed YAML."""
     return list(iter_documents(text, file, strict_keys=strict_keys))
@@ -253,10 +438,10 @@ def locate(root: Any, path: tuple[str | int, ...]) -> Pos | None:
     best: Pos | None = getattr(root, "pos", None)
     for part in path:
         if isinstance(node, LocDict) and isinstance(part, str) and part in node:
-            best = node.value_pos.get(part, best)
+            best = node.value_at(part) or best
             node = node[part]
         elif isinstance(node, LocList) and isinstance(part, int) and 0 <= part < len(node):
-            best = node.item_pos[part]
+            best = node.item_at(part) or best
             node = node[part]
         else:
             break
@@ -274,8 +459,8 @@ def key_position(root: Any, path: tuple[str | int, ...]) -> Pos | None:
         except (KeyError, IndexError, TypeError):
             return locate(root, path)
     last = path[-1]
-    if isinstance(parent, LocDict) and isinstance(last, str) and last in parent.key_pos:
-        return parent.key_pos[last]
+    if isinstance(parent, LocDict) and isinstance(last, str) and parent.key_at(last) is not None:
+        return parent.key_at(last)
     return locate(root, path)
 
 

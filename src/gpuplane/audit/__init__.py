@@ -26,10 +26,12 @@ def read_inputs(
     """Read every input path ('-' is stdin). A spec that does not load raises InputError (exit 2)."""
     from gpuplane.audit.specinput import load_spec_input
     from gpuplane.inputs import display_name, read_text
+    from gpuplane.yamlio import collector_paused
 
     out = Inputs()
-    for path in [*files, *(nodepools or [])]:
-        out.extend(read_path(path, stdin_text))
+    with collector_paused():
+        for path in [*files, *(nodepools or [])]:
+            out.extend(read_path(path, stdin_text))
     if spec:
         s = load_spec_input(read_text(spec), display_name(spec))
         out.specs.append(s)

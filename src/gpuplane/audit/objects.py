@@ -28,13 +28,10 @@ def position(root: Any, path: Path, *, key: bool = True) -> Pos:
     for index, part in enumerate(path):
         last = index == len(path) - 1
         if isinstance(node, LocDict) and isinstance(part, str) and part in node:
-            positions = node.key_pos if (key and last) else node.value_pos
-            best = positions.get(part, best) if isinstance(positions, dict) else best
+            best = (node.key_at(part) if (key and last) else node.value_at(part)) or best
             node = node[part]
         elif isinstance(node, LocList) and isinstance(part, int) and 0 <= part < len(node):
-            items = getattr(node, "item_pos", None)
-            if items and part < len(items):
-                best = items[part]
+            best = node.item_at(part) or best
             node = node[part]
         else:
             break

@@ -8,7 +8,7 @@ that does not parse as a whole is read again document by document.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +29,7 @@ from gpuplane.audit.pools import (
     karpenter_pools,
 )
 from gpuplane.audit.specinput import SpecInput, load_spec_input
-from gpuplane.errors import InputError
+from gpuplane.errors import InputError, Problem
 from gpuplane.inputs import STDIN, STDIN_NAME
 from gpuplane.limits import limits
 from gpuplane.yamlio import LocDict, LocList, iter_documents
@@ -48,6 +48,7 @@ class Inputs:
     specs: list[SpecInput] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     live: bool = False
+    warnings: list[Problem] = field(default_factory=list)  # duplicate keys: the CLI prints them
 
     def extend(self, other: Inputs) -> None:
         self.objects += other.objects
@@ -55,6 +56,7 @@ class Inputs:
         self.specs += other.specs
         self.findings += other.findings
         self.live = self.live or other.live
+        self.warnings += other.warnings
 
 
 def parse_finding(file: str, message: str, line: int | None = None, column: int | None = None) -> Finding:
@@ -67,14 +69,11 @@ def _shift(node: Any, offset: int, seen: set[int]) -> None:
         return
     seen.add(id(node))
     if isinstance(node, LocDict):
-        node.pos = (node.pos[0] + offset, node.pos[1])
-        node.key_pos = {k: (p[0] + offset, p[1]) for k, p in node.key_pos.items()}
-        node.value_pos = {k: (p[0] + offset, p[1]) for k, p in node.value_pos.items()}
+        node.shift_lines(offset)
         for value in node.values():
             _shift(value, offset, seen)
     elif isinstance(node, LocList):
-        node.pos = (node.pos[0] + offset, node.pos[1])
-        node.item_pos = [(p[0] + offset, p[1]) for p in node.item_pos]
+        node.shift_lines(offset)
         for value in node:
             _shift(value, offset, seen)
 
@@ -101,23 +100,28 @@ def chunks(text: str) -> list[tuple[int, str]]:
     return [(n, c) for n, c in out if c.strip() and c.strip() != "---"]
 
 
-def _documents(text: str, file: str, found: list[Finding]) -> list[tuple[Any, int]]:
+def _documents(text: str, file: str, out: Inputs) -> list[tuple[Any, int]]:
     """(data, start line) of every document; malformed documents become findings."""
+    found = out.findings
     try:
-        return [(d.data, d.line) for d in iter_documents(text, file)]
-    except (InputError, RecursionError, ValueError, TypeError, OverflowError):
+        loaded = list(iter_documents(text, file))
+    except InputError:
         pass
+    else:
+        out.warnings += [w for d in loaded for w in d.warnings]
+        return [(d.data, d.line) for d in loaded]
     docs: list[tuple[Any, int]] = []
     for offset, chunk in chunks(text):
         try:
             for d in iter_documents(chunk, file):
                 _shift(d.data, offset, set())
                 docs.append((d.data, d.line + offset))
+                out.warnings += [replace(w, line=w.line + offset if w.line else w.line) for w in d.warnings]
         except InputError as exc:
             for p in exc.problems:
                 line = p.line + offset if p.line is not None else offset + 1
                 found.append(parse_finding(file, p.message, line, p.column))
-        except (RecursionError, ValueError, TypeError, OverflowError, yaml.YAMLError) as exc:
+        except yaml.YAMLError as exc:  # pragma: no cover - iter_documents turns these into InputError
             found.append(
                 parse_finding(file, f"cannot load this document: {type(exc).__name__}", offset + 1, 1)
             )
@@ -136,7 +140,7 @@ def _chunk_text(text: str, line: int) -> str:
 def read_text(text: str, file: str) -> Inputs:
     """Read one input text (any supported format)."""
     out = Inputs()
-    docs = _documents(text, file, out.findings)
+    docs = _documents(text, file, out)
     single = len(docs) == 1
     for data, line in docs:
         _classify(data, line, file, text, single, out)
@@ -227,4 +231,6 @@ def _read_file(path: Path) -> Inputs:
     if problem is not None:
         p = problem.problems[0]
         return Inputs(findings=[parse_finding(file, p.message, p.line, p.column)])
-    return read_text(inputs.decode(data, file), file)
+    text = inputs.decode(data, file)
+    del data  # the bytes need not stay alive while the documents are built
+    return read_text(text, file)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
@@ -91,6 +92,8 @@ def audit_cmd(
 
     stdin_text = read_text(STDIN) if STDIN in files or STDIN in nodepools else None
     inputs = read_inputs(files, nodepools=nodepools, spec=spec, stdin_text=stdin_text)
+    for warning in inputs.warnings:
+        typer.echo(str(warning), err=True)
     if kubeconfig:
         from gpuplane.audit.live import read_cluster
 
@@ -104,27 +107,28 @@ def audit_cmd(
     sys.exit(0 if fail_on == "never" else exit_code(findings, fail_on))
 
 
-def _render(findings: list[Finding], output: str) -> str:
-    from gpuplane.audit import rules, to_json, to_sarif, to_table
+def _render(findings: list[Finding], output: str) -> Iterable[str]:
+    from gpuplane.audit import rules, to_sarif, to_table
+    from gpuplane.audit.report import iter_json
 
     if output == "json":
-        return to_json(findings)
+        return iter_json(findings)  # in pieces: large inputs give tens of thousands of findings
     if output == "sarif":
-        return to_sarif(findings, rules())
-    return to_table(findings)
+        return [to_sarif(findings, rules())]
+    return [to_table(findings)]
 
 
 def _usage(message: str) -> NoReturn:
     raise UsageError(message)
 
 
-def _emit(text: str, out: Path | None) -> None:
-    if out is None:
-        typer.echo(text, nl=False)
-        return
-    from gpuplane.outputs import write_text_atomic
+def _emit(chunks: Iterable[str], out: Path | None) -> None:
+    """Write the report to stdout or, by the rules of `gpuplane.outputs`, to `out`."""
+    from gpuplane.outputs import STDOUT, open_output
 
-    write_text_atomic(out, text)
+    with open_output(STDOUT if out is None else out) as stream:
+        for chunk in chunks:
+            stream.write(chunk)
 
 
 @audit_app.command("rules")
@@ -169,7 +173,7 @@ def docs_cmd(
     """Generate the rule reference (Markdown) from the rule objects."""
     from gpuplane.audit import render_docs, rules
 
-    _emit(render_docs(rules()), out)
+    _emit([render_docs(rules())], out)
 
 
 def register(app: typer.Typer) -> None:

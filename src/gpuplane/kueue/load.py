@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator
 
 from gpuplane.inputs import STDIN, STDIN_NAME, expand, read_text
 from gpuplane.kueue.parse import Parsed, parse_documents
-from gpuplane.yamlio import Document, iter_documents
+from gpuplane.yamlio import Document, collector_paused, iter_documents
 
 _SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -31,4 +31,5 @@ def documents(paths: Iterable[str]) -> Iterator[Document]:
 
 def load_paths(paths: list[str]) -> Parsed:
     """Parse every YAML document of the given files/directories (`-` reads stdin)."""
-    return parse_documents(documents(paths))
+    with collector_paused():
+        return parse_documents(documents(paths))

@@ -247,9 +247,12 @@ def schedule_cycle(snap: Snapshot, explain_pending: bool = False) -> CycleResult
 def pending_report(snap: Snapshot) -> list[Pending]:
     """Every workload without quota: its ClusterQueue, queue and reason."""
     out = []
+    ranks: dict[str, list[tuple[int, float, str]]] = {}
     for wl in snap.pending():
         cq, where = snap.queue_of(wl.key)
-        reason = snap.unqueued.get(wl.key) or snap.last_reason.get(wl.key) or describe_waiting(snap, wl)
+        reason = (
+            snap.unqueued.get(wl.key) or snap.last_reason.get(wl.key) or describe_waiting(snap, wl, ranks)
+        )
         out.append(Pending(wl.key, cq or "", where or INADMISSIBLE, reason))
     return out
 

@@ -24,6 +24,7 @@ from gpuplane.traces.model import (
     Workload,
     WorkloadClass,
     check_workload,
+    gang_limit_problem,
 )
 from gpuplane.traces.rows import BadRow, Issues, column_index, optional_float, to_float, to_int
 
@@ -168,6 +169,9 @@ def parse_pod_sets(text: str) -> tuple[PodSet, ...]:
     names = [ps.name for ps in out]
     if len(set(names)) != len(names):
         raise BadRow("pod_sets", "pod set names must be distinct")
+    too_large = gang_limit_problem(tuple(out))
+    if too_large is not None:
+        raise BadRow("pod_sets", too_large)
     return tuple(out)
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal, get_args
 
+from gpuplane.limits import limits
+
 WorkloadClass = Literal["training", "inference", "batch"]
 FinalStatus = Literal["completed", "failed", "killed"]
 
@@ -37,6 +39,20 @@ class PodSet:
     def gpus(self) -> float:
         """GPUs (or MIG devices) the whole pod set requests: count x per-pod request."""
         return self.count * self.gpus_per_pod
+
+
+def gang_limit_problem(pod_sets: tuple[PodSet, ...]) -> str | None:
+    """Why a gang is larger than gpuplane models (`limits().pods_per_workload` pods and
+    `limits().gpus_per_trace_row` GPUs, MIG devices or shares in total), or None. The twin keeps
+    every pod of a gang, so these bound the memory one trace row can ask for."""
+    lim = limits()
+    pods = sum(ps.count for ps in pod_sets)
+    if pods > lim.pods_per_workload:
+        return f"{pods} pods; a workload has at most {lim.pods_per_workload} (limits: pods_per_workload)"
+    gpus = sum(ps.gpus for ps in pod_sets)
+    if gpus > lim.gpus_per_trace_row:
+        return f"{gpus:g} GPUs; a workload has at most {lim.gpus_per_trace_row} (limits: gpus_per_trace_row)"
+    return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from importlib import resources
 import yaml
 
 from gpuplane.errors import InputError
-from gpuplane.traces.model import FinalStatus, PodSet, Workload, WorkloadClass, timed_work
+from gpuplane.traces.model import FinalStatus, PodSet, Workload, WorkloadClass, gang_limit_problem, timed_work
 from gpuplane.traces.rows import BadRow, Issues, cell, column_index, to_float, to_int
 
 OPENB_COLUMNS = (
@@ -158,6 +158,9 @@ def read_openb(
             if phase not in mapping.phase:
                 raise BadRow("pod_phase", f"{phase!r} is not one of Pending, {', '.join(mapping.phase)}")
             w = _parse(row, index, line, mapping)
+            too_large = gang_limit_problem(w.pod_sets)
+            if too_large is not None:
+                raise BadRow("num_gpu", too_large)
         except BadRow as bad:
             issues.bad_row(line, bad.column, bad.message)
             continue

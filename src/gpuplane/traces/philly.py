@@ -14,7 +14,7 @@ from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 
-from gpuplane.traces.model import FinalStatus, PodSet, Workload, WorkloadClass, timed_work
+from gpuplane.traces.model import FinalStatus, PodSet, Workload, WorkloadClass, gang_limit_problem, timed_work
 from gpuplane.traces.rows import BadRow, Issues, column_index, numbered_rows, open_csv, to_float, to_int
 
 POLLUX_COLUMNS = ("timestamp", "duration", "num_gpus", "gpu_time", "cluster")
@@ -50,6 +50,13 @@ def split_gang(gpus: int, pods: int, cpu_milli: int = 0) -> tuple[PodSet, ...]:
         name = "worker" if k == 0 else f"worker-{k + 1}"
         out.append(PodSet(name, hi - lo, float(base + (lo < extra)), None, cpu_base + (lo < cpu_extra), 0))
     return tuple(out)
+
+
+def _limited(pod_sets: tuple[PodSet, ...], column: str) -> tuple[PodSet, ...]:
+    too_large = gang_limit_problem(pod_sets)
+    if too_large is not None:
+        raise BadRow(column, too_large)
+    return pod_sets
 
 
 def pods_for(gpus: int, max_per_pod: int = MAX_GPUS_PER_POD) -> int:
@@ -99,6 +106,7 @@ def read_pollux(
             vc = row[c_vc].strip()
             if not vc:
                 raise BadRow("cluster", "empty virtual cluster")
+            gang = _limited(split_gang(gpus, pods_for(gpus)), "num_gpus")
         except BadRow as bad:
             issues.bad_row(line, bad.column, bad.message)
             continue
@@ -109,7 +117,7 @@ def read_pollux(
             vc,
             "training",
             (ts - start).total_seconds(),
-            split_gang(gpus, pods_for(gpus)),
+            gang,
             duration * gpus,
             None,
             0,
@@ -153,7 +161,7 @@ def read_dirlab(
             if status is None:
                 raise BadRow("new_status", f"{row[c_status]!r} is not Pass, Failed or Killed")
             klass: WorkloadClass = "training" if gpus else "batch"
-            pod_sets = split_gang(gpus, nodes, cpus * 1000)
+            pod_sets = _limited(split_gang(gpus, nodes, cpus * 1000), "gpu_num")
             if gpus and run <= 0:
                 raise BadRow("run_time", "a GPU job needs a run time > 0")
         except BadRow as bad:
