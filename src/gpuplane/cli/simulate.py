@@ -40,7 +40,7 @@ def simulate_command(
         typer.Option(
             "--workload",
             "-w",
-            help="Trace or gpuplane CSV (default: the built-in synthetic week).",
+            help="Trace or gpuplane CSV; - or a pipe such as <(zcat t.csv.gz) works too (default: the built-in synthetic week).",
             show_default=False,
         ),
     ] = None,
