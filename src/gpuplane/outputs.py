@@ -166,10 +166,11 @@ def write_text_atomic(path: str | Path, text: str) -> None:
 
 @dataclass(frozen=True)
 class TreeMarker:
-    """How a tree gpuplane wrote is recognised: `file` (relative) exists and starts with `header`."""
+    """How a tree gpuplane wrote is recognised: `file` (relative) exists and starts with `header`
+    (an empty header: the file's presence is the mark)."""
 
     file: str
-    header: str
+    header: str = ""
 
     def found_in(self, directory: Path) -> bool:
         """True when `directory` carries this marker (a regular file, not a link)."""
@@ -294,7 +295,7 @@ def write_tree_atomic(
     `dest` and exchanged with it in one atomic step (see `gpuplane.swap`), so `dest` is never
     missing; temporary siblings are removed on errors and on Ctrl-C/SIGTERM/SIGHUP.
     """
-    if not files.get(marker.file, "").startswith(marker.header):
+    if marker.file not in files or not files[marker.file].startswith(marker.header):
         raise ValueError(f"the tree must contain its marker {marker.file!r}")
     dest = Path(os.path.abspath(dest))
     exists = _dest_state(dest, marker, inputs, force)

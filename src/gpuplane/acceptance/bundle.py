@@ -20,7 +20,7 @@ from gpuplane.acceptance.observations import Observations
 from gpuplane.acceptance.report import report_page
 from gpuplane.acceptance.results import Results
 from gpuplane.errors import InputError, OutputError
-from gpuplane.outputs import write_tree_atomic
+from gpuplane.outputs import TreeMarker, write_tree_atomic
 from gpuplane.render.writer import to_json
 
 __all__ = ["MARKER", "bundle_files", "load_bundle", "write_bundle"]
@@ -64,7 +64,7 @@ def _check_replaceable(dest: Path) -> None:
 def write_bundle(dest: Path, files: dict[str, str]) -> None:
     """Write the bundle atomically; a directory gpuplane did not write is never replaced."""
     _check_replaceable(dest)
-    write_tree_atomic(dest, files)
+    write_tree_atomic(dest, files, TreeMarker(MARKER))
 
 
 def _json(path: Path) -> Any:

@@ -19,8 +19,9 @@ from gpuplane.acceptance.options import MULTI_NODE_KINDS, SuiteOptions
 from gpuplane.acceptance.results import Results
 from gpuplane.acceptance.score import score
 from gpuplane.acceptance.suite import SUITE_FILE, render_suite
-from gpuplane.errors import EXIT_FAILED, GpuplaneError, InputError, OutputError, UsageError
-from gpuplane.outputs import write_text_atomic, write_tree_atomic
+from gpuplane.errors import EXIT_FAILED, GpuplaneError, OutputError, UsageError
+from gpuplane.inputs import read_text
+from gpuplane.outputs import TreeMarker, write_text_atomic, write_tree_atomic
 from gpuplane.render.kueue import KUEUE_APIS
 from gpuplane.spec import load_spec_with_warnings
 
@@ -125,7 +126,7 @@ def render_command(
         not output.is_dir() or (any(output.iterdir()) and not (output / SUITE_FILE).is_file())
     ):
         raise OutputError.at(str(output), "exists and is not an acceptance suite; refusing to replace it")
-    write_tree_atomic(output, suite.files)
+    write_tree_atomic(output, suite.files, TreeMarker(SUITE_FILE), inputs=[spec_file])
     out.print(
         f"wrote the acceptance suite of pool {pool} to {output} ({len(suite.files)} files); see {output / 'README.md'}"
     )
@@ -234,10 +235,7 @@ def score_command(
     else:
         if suite_dir is None:
             raise UsageError("scoring logs needs the suite they came from", option="--suite")
-        try:
-            obs = from_logs(source.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise InputError.single(str(source), f"cannot read: {exc.strerror}") from None
+        obs = from_logs(read_text(source))
         suite = {}
     if suite_dir is not None:
         from gpuplane.acceptance.runner import load_plan

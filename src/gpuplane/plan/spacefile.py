@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic.alias_generators import to_camel
 
 from gpuplane.errors import InputError, UsageError
+from gpuplane.inputs import display_name, read_text
 from gpuplane.plan.goal import parse_constraint
 from gpuplane.spec.loader import problem_at
 from gpuplane.spec.models import Sharing
@@ -121,8 +122,4 @@ def parse_space_file(text: str, file: str, pools: list[str], teams: Sequence[str
 
 def load_space_file(path: Path, pools: list[str], teams: Sequence[str] = ()) -> SpaceFile:
     """Read and parse a plan.yaml file."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError.single(str(path), f"cannot read: {exc.strerror or exc}") from None
-    return parse_space_file(text, str(path), pools, teams)
+    return parse_space_file(read_text(path), display_name(path), pools, teams)
