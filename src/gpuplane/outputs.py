@@ -74,6 +74,8 @@ def _file_target(path: str | Path) -> _FileTarget:
     text = str(path)
     if text == STDOUT:
         return _FileTarget("stdout", Path(text))
+    if not text.strip():
+        raise OutputError.at(repr(text), "an empty file name")
     absolute = os.path.abspath(text)
     try:
         info = os.stat(text)
@@ -193,8 +195,11 @@ def _protected(dest: Path, inputs: Iterable[str | Path]) -> str | None:
     cwd = Path.cwd().resolve()
     if _inside(cwd, dest):
         return "is the current directory or one above it"
-    home = Path.home().resolve()
-    if _inside(home, dest):
+    try:
+        home: Path | None = Path.home().resolve()
+    except (RuntimeError, KeyError):  # no HOME and no passwd entry
+        home = None
+    if home is not None and _inside(home, dest):
         return "is your home directory or one above it"
     for source in inputs:
         if str(source) != "-" and _inside(Path(source).resolve(), dest):
@@ -204,7 +209,7 @@ def _protected(dest: Path, inputs: Iterable[str | Path]) -> str | None:
     return None
 
 
-def _dest_state(dest: Path, marker: TreeMarker, inputs: Iterable[str | Path], force: bool) -> bool:
+def _dest_state(dest: Path, marker: TreeMarker | None, inputs: Iterable[str | Path], force: bool) -> bool:
     """Whether `dest` exists (as a directory we may replace); OutputError when it must not be."""
     shown = str(dest)
     try:
@@ -225,17 +230,18 @@ def _dest_state(dest: Path, marker: TreeMarker, inputs: Iterable[str | Path], fo
         raise OutputError.at(shown, f"{reason}; refusing to replace it (--force overrides)")
     with os.scandir(dest) as entries:
         empty = not any(entries)
-    if not force and not empty and not marker.found_in(dest):
+    if not force and not empty and (marker is None or not marker.found_in(dest)):
+        mark = f" (no {marker.file} from it)" if marker is not None else ""
         raise OutputError.at(
             shown,
-            f"was not written by gpuplane (no {marker.file} from it); refusing to replace it: "
+            f"was not written by gpuplane{mark}; refusing to replace it: "
             "choose a new or empty directory, or pass --force",
         )
     return True
 
 
 def check_tree_target(
-    dest: str | Path, marker: TreeMarker, *, inputs: Iterable[str | Path] = (), force: bool = False
+    dest: str | Path, marker: TreeMarker | None, *, inputs: Iterable[str | Path] = (), force: bool = False
 ) -> None:
     """Raise OutputError now if `write_tree_atomic` would refuse `dest` (before any work)."""
     _dest_state(Path(os.path.abspath(dest)), marker, inputs, force)
@@ -246,14 +252,15 @@ def _remove(path: str) -> None:
         shutil.rmtree(path, ignore_errors=True)
 
 
-def _stale_siblings(dest: Path, marker: TreeMarker) -> None:
+def _stale_siblings(dest: Path, marker: TreeMarker | None) -> None:
     """Remove temporary trees an earlier run left beside `dest` when it was killed (SIGKILL)."""
     prefix = f".{dest.name}.{_TEMP_TAG}-"
     with contextlib.suppress(OSError):
         for entry in os.scandir(dest.parent):
             if entry.name.startswith(prefix) and entry.is_dir(follow_symlinks=False):
                 pid = entry.name[len(prefix) :].split("-", 1)[0]
-                if pid.isdigit() and not _alive(int(pid)) and marker.found_in(Path(entry.path)):
+                ours = marker is None or marker.found_in(Path(entry.path))
+                if pid.isdigit() and not _alive(int(pid)) and ours:
                     _remove(entry.path)
 
 
@@ -280,7 +287,7 @@ def _fill(staging: Path, files: dict[str, str]) -> None:
 def write_tree_atomic(
     dest: str | Path,
     files: dict[str, str],
-    marker: TreeMarker,
+    marker: TreeMarker | None = None,
     *,
     inputs: Iterable[str | Path] = (),
     force: bool = False,
@@ -288,14 +295,14 @@ def write_tree_atomic(
     """Replace directory `dest` with exactly `files` (relative path -> text), all or nothing.
 
     `files` must contain `marker.file` starting with `marker.header`: that marker is how a later
-    run knows the tree is gpuplane's. An existing `dest` is replaced only if it is an empty
-    directory or carries the marker, and is not the current or home directory (or above them),
+    run knows the tree is gpuplane's (without a marker, only a new or empty `dest` is written). An
+    existing `dest` is replaced only if it is an empty directory or carries the marker, and is not the current or home directory (or above them),
     a directory holding one of `inputs`, or a git checkout; `force` lifts those two checks. A
     symbolic link or a non-directory at `dest` is always refused. The new tree is built beside
     `dest` and exchanged with it in one atomic step (see `gpuplane.swap`), so `dest` is never
     missing; temporary siblings are removed on errors and on Ctrl-C/SIGTERM/SIGHUP.
     """
-    if marker.file not in files or not files[marker.file].startswith(marker.header):
+    if marker is not None and (marker.file not in files or not files[marker.file].startswith(marker.header)):
         raise ValueError(f"the tree must contain its marker {marker.file!r}")
     dest = Path(os.path.abspath(dest))
     exists = _dest_state(dest, marker, inputs, force)

@@ -1,8 +1,9 @@
 """YAML loading that remembers where every value came from.
 
-Mappings load as `LocDict` and sequences as `LocList`: plain dict/list subclasses that also carry
-the 1-based line and column of the node and of each key/item, so every later error or finding can
-point at the exact line of the offending field, not only the top of the document.
+Mappings load as `LocDict` and sequences as `LocList` (`gpuplane.located`): plain dict/list
+subclasses that also carry the 1-based line and column of the node and of each key/item, so every
+later error or finding can point at the exact line of the offending field, not only the top of
+the document. Loading enforces the YAML limits of `gpuplane.limits`.
 """
 
 from __future__ import annotations
@@ -19,159 +20,28 @@ import yaml
 
 from gpuplane.errors import InputError, Problem
 from gpuplane.limits import limits
+from gpuplane.located import LocDict, LocList, Pos, pack, unpack
+
+__all__ = [
+    "Document",
+    "LocDict",
+    "LocList",
+    "Pos",
+    "collector_paused",
+    "composer_loader",
+    "iter_documents",
+    "key_position",
+    "load_documents",
+    "load_one",
+    "locate",
+    "parse_error",
+    "plain",
+]
 
 try:  # libyaml is much faster; marks are available from it too.
     from yaml import CSafeLoader as _BaseLoader
 except ImportError:  # pragma: no cover - depends on the build of PyYAML
     from yaml import SafeLoader as _BaseLoader  # type: ignore[assignment]
-
-Pos = tuple[int, int]
-
-
-_SHIFT = 32
-_LOW = (1 << _SHIFT) - 1
-_EMPTY = array("Q", [0]).tobytes()
-
-
-def _pack(line: int, column: int) -> int:
-    return (line << _SHIFT) | column
-
-
-def _unpack(packed: int) -> Pos:
-    return (packed >> _SHIFT, packed & _LOW)
-
-
-def _words(marks: bytes) -> memoryview:
-    return memoryview(marks).cast("Q")
-
-
-def _shifted(marks: bytes, offset: int) -> bytes:
-    return array("Q", [m + (offset << _SHIFT) for m in _words(marks)]).tobytes()
-
-
-class LocDict(dict[str, Any]):
-    """A mapping from YAML with positions: `pos` of the mapping, `key_at(k)`, `value_at(k)`.
-
-    Positions are packed into one `bytes` per mapping (its own position, then the key's and the
-    value's for each key in insertion order), not kept in dictionaries of tuples: a 50 MB input
-    holds about a million mappings (issue 9's memory goal). `key_pos` and `value_pos` are
-    read-only snapshots. Deleting a key keeps the other positions aligned; a key added after
-    loading has none.
-    """
-
-    __slots__ = ("_marks",)
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._marks = _EMPTY
-
-    @property
-    def pos(self) -> Pos:
-        """Line and column of the mapping itself."""
-        return _unpack(_words(self._marks)[0])
-
-    def _index(self, key: object) -> int:
-        loaded = (len(self._marks) // 8 - 1) // 2
-        for index, name in enumerate(self):
-            if name == key:
-                return index if index < loaded else -1
-        return -1
-
-    def key_at(self, key: str) -> Pos | None:
-        """Line and column of `key`, or None (a key added after loading has none)."""
-        index = self._index(key)
-        return _unpack(_words(self._marks)[1 + 2 * index]) if index >= 0 else None
-
-    def value_at(self, key: str) -> Pos | None:
-        """Line and column of the value of `key`, or None."""
-        index = self._index(key)
-        return _unpack(_words(self._marks)[2 + 2 * index]) if index >= 0 else None
-
-    @property
-    def key_pos(self) -> dict[str, Pos]:
-        """Every loaded key's position (a snapshot)."""
-        return {k: p for k in self if (p := self.key_at(k)) is not None}
-
-    @property
-    def value_pos(self) -> dict[str, Pos]:
-        """Every loaded key's value position (a snapshot)."""
-        return {k: p for k in self if (p := self.value_at(k)) is not None}
-
-    def shift_lines(self, offset: int) -> None:
-        """Move this mapping's own positions down by `offset` lines (not its children's)."""
-        self._marks = _shifted(self._marks, offset)
-
-    def _forget(self, key: object) -> None:
-        index = self._index(key)
-        if index >= 0:
-            self._marks = self._marks[: 8 * (1 + 2 * index)] + self._marks[8 * (3 + 2 * index) :]
-
-    def __delitem__(self, key: str) -> None:
-        self._forget(key)
-        super().__delitem__(key)
-
-    def pop(self, key: str, *default: Any) -> Any:
-        """dict.pop, keeping the remaining positions aligned."""
-        self._forget(key)
-        return super().pop(key, *default)
-
-    def popitem(self) -> tuple[str, Any]:
-        """dict.popitem, keeping the remaining positions aligned."""
-        key = next(reversed(self))
-        self._forget(key)
-        return key, super().pop(key)
-
-    def clear(self) -> None:
-        """dict.clear, and the positions with it."""
-        super().clear()
-        self._marks = self._marks[:8]
-
-    def __reduce__(self) -> Any:  # copies and pickles keep the positions
-        return (_rebuild_dict, (dict(self), self._marks))
-
-
-def _rebuild_dict(items: dict[str, Any], marks: bytes) -> LocDict:
-    result = LocDict(items)
-    result._marks = marks
-    return result
-
-
-class LocList(list[Any]):
-    """A sequence from YAML with the position of the sequence and of each item (packed)."""
-
-    __slots__ = ("_marks",)
-
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
-        self._marks = _EMPTY
-
-    @property
-    def pos(self) -> Pos:
-        """Line and column of the sequence itself."""
-        return _unpack(_words(self._marks)[0])
-
-    def item_at(self, index: int) -> Pos | None:
-        """Line and column of item `index`, or None (an item added after loading has none)."""
-        words = _words(self._marks)
-        return _unpack(words[1 + index]) if 0 <= index < len(words) - 1 else None
-
-    @property
-    def item_pos(self) -> list[Pos]:
-        """Line and column of each loaded item (a snapshot)."""
-        return [_unpack(m) for m in _words(self._marks)[1:]]
-
-    def shift_lines(self, offset: int) -> None:
-        """Move this sequence's own positions down by `offset` lines (not its children's)."""
-        self._marks = _shifted(self._marks, offset)
-
-    def __reduce__(self) -> Any:  # copies and pickles keep the positions
-        return (_rebuild_list, (list(self), self._marks))
-
-
-def _rebuild_list(items: list[Any], marks: bytes) -> LocList:
-    result = LocList(items)
-    result._marks = marks
-    return result
 
 
 def _mark(node: yaml.Node) -> Pos:
@@ -279,13 +149,13 @@ def _construct_mapping(loader: _LocLoader, node: yaml.MappingNode) -> LocDict:
                 key = str(key)
             if index >= first_explicit:
                 if key in explicit_keys:
-                    _duplicate(loader, key, _unpack(marks[key][0]), key_node)
+                    _duplicate(loader, key, unpack(marks[key][0]), key_node)
                 explicit_keys.add(key)
             result[key] = _value(loader, value_node)  # a later value wins, in the first one's place
             k, v = key_node.start_mark, value_node.start_mark
-            marks[key] = (_pack(k.line + 1, k.column + 1), _pack(v.line + 1, v.column + 1))
+            marks[key] = (pack(k.line + 1, k.column + 1), pack(v.line + 1, v.column + 1))
         mark = node.start_mark
-        words = [_pack(mark.line + 1, mark.column + 1)]
+        words = [pack(mark.line + 1, mark.column + 1)]
         for key in result:
             words += marks[key]
         result._marks = array("Q", words).tobytes()
@@ -299,8 +169,8 @@ def _construct_sequence(loader: _LocLoader, node: yaml.SequenceNode) -> LocList:
     try:
         result = LocList([_value(loader, child) for child in node.value])
         mark = node.start_mark
-        words = [_pack(mark.line + 1, mark.column + 1)]
-        words += (_pack(c.start_mark.line + 1, c.start_mark.column + 1) for c in node.value)
+        words = [pack(mark.line + 1, mark.column + 1)]
+        words += (pack(c.start_mark.line + 1, c.start_mark.column + 1) for c in node.value)
         result._marks = array("Q", words).tobytes()
         return result
     finally:

@@ -323,3 +323,13 @@ def test_a_tree_without_its_marker_is_a_programming_error(tmp_path: Path) -> Non
     with pytest.raises(ValueError, match="marker"):
         write_tree_atomic(tmp_path / "out", {"a.yaml": "a"}, MARKER)
     assert not (tmp_path / "out").exists()
+
+
+def test_without_a_marker_only_a_new_or_empty_directory_is_written(tmp_path: Path) -> None:
+    write_tree_atomic(tmp_path / "new", {"a.txt": "a"})
+    (tmp_path / "empty").mkdir()
+    write_tree_atomic(tmp_path / "empty", {"a.txt": "a"})
+    assert listing(tmp_path / "new") == listing(tmp_path / "empty") == ["a.txt"]
+    with pytest.raises(OutputError, match="was not written by gpuplane; refusing"):
+        write_tree_atomic(tmp_path / "new", {"b.txt": "b"})
+    assert listing(tmp_path / "new") == ["a.txt"]

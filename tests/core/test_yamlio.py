@@ -149,3 +149,23 @@ def test_any_text_loads_or_is_a_located_input_error(text: str) -> None:
         load_documents(text, "fuzz.yaml")
     except InputError as exc:
         assert exc.problems and all(p.file == "fuzz.yaml" for p in exc.problems)
+
+
+def test_positions_stay_aligned_when_keys_are_deleted_or_added() -> None:
+    root = load_one("a: 1\nb: 2\nc: 3\n", "p.yaml")
+    del root["a"]
+    assert root.key_at("b") == (2, 1) and root.value_at("c") == (3, 4)
+    assert root.pop("b") == 2 and root.key_pos == {"c": (3, 1)}
+    root["d"] = 4  # added after loading: no position of its own, the nearest parent instead
+    assert root.key_at("d") is None and locate(root, ("d",)) == (1, 1)
+    assert root.popitem() == ("d", 4) and root.value_pos == {"c": (3, 4)}
+
+
+def test_copies_and_pickles_keep_positions() -> None:
+    import copy
+    import pickle
+
+    root = load_one("a:\n  - x: 1\n", "p.yaml")
+    for clone in (copy.deepcopy(root), pickle.loads(pickle.dumps(root)), copy.copy(root)):
+        assert clone == root and isinstance(clone, LocDict)
+        assert locate(clone, ("a", 0, "x")) == (2, 8)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
 
-from gpuplane.errors import UsageError
+from gpuplane.errors import InputError, UsageError
 from gpuplane.outputs import STDOUT, TreeMarker, check_tree_target, write_text_atomic, write_tree_atomic
 from gpuplane.render import RenderResult, render_all, stream_yaml
 from gpuplane.render.kueue import KUEUE_APIS
@@ -20,21 +21,38 @@ TREE_MARKER = TreeMarker("index.yaml", GENERATED_HEADER)
 
 
 def diff_tree(expected: dict[str, str], directory: Path) -> list[str]:
-    """Lines `changed|missing|extra: path` where `directory` differs from the rendered files."""
+    """Lines `changed|missing|extra: path` where `directory` differs from the rendered files.
+
+    Files are compared as bytes (a file that is not UTF-8 is simply changed); a directory or file
+    that cannot be read is an InputError, never counted as missing.
+    """
     actual: dict[str, Path] = {}
     if directory.is_dir():
-        for path in sorted(directory.rglob("*")):
-            if path.is_file():
-                actual[path.relative_to(directory).as_posix()] = path
+        for folder, _, names in os.walk(directory, onerror=_unreadable):
+            for name in names:
+                path = Path(folder) / name
+                if path.is_file():
+                    actual[path.relative_to(directory).as_posix()] = path
     lines = []
     for rel in sorted(set(expected) | set(actual)):
         if rel not in actual:
             lines.append(f"missing: {rel}")
         elif rel not in expected:
             lines.append(f"extra: {rel}")
-        elif actual[rel].read_text(encoding="utf-8") != expected[rel]:
+        elif _bytes(actual[rel]) != expected[rel].encode("utf-8"):
             lines.append(f"changed: {rel}")
     return lines
+
+
+def _unreadable(exc: OSError) -> None:
+    raise InputError.single(str(exc.filename), f"cannot read: {exc.strerror}")
+
+
+def _bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise InputError.single(str(path), f"cannot read: {exc.strerror}") from None
 
 
 def _summary(result: RenderResult, out: Path, console: Console) -> None:

@@ -81,8 +81,17 @@ def parse_team_map(text: str, file: str) -> TeamMap:
     mapping: dict[str, str] = {}
     positions: dict[str, Pos] = {}
     default: str | None = None
+    seen: set[str] = set()
     for key_node, value_node in root.value:
         key = _scalar(key_node, file, "a key")
+        if key in seen:
+            raise InputError.single(
+                file,
+                f"duplicate key {key!r}",
+                line=key_node.start_mark.line + 1,
+                column=key_node.start_mark.column + 1,
+            )
+        seen.add(key)
         pos = (value_node.start_mark.line + 1, value_node.start_mark.column + 1)
         if key == "default":
             default, positions["default"] = _scalar(value_node, file, "default"), pos
