@@ -179,7 +179,8 @@ def simulate_command(
 
         print_summary(console, results)
     for path in written:
-        err.print(f"wrote {path}", markup=False)
+        if str(path) != "-":  # stdout needs no receipt
+            err.print(f"wrote {path}", markup=False)
 
 
 def _report_skipped(err: Console, results: list[RunResult]) -> None:
