@@ -169,3 +169,18 @@ def test_extreme_numbers_anywhere_never_crash_explain(
         assert exc.problems and all(p.message for p in exc.problems)
         return
     assert to_json(snap, results)["cycles"]
+
+
+def test_pod_sets_or_device_class_names_that_are_not_lists_are_skipped_not_a_crash() -> None:
+    # Found by test_mutated_kueue_objects_never_crash_explain once parse stopped turning every
+    # TypeError into "cannot read object": `spec.podSets: true` crashed the DRA claim bookkeeping.
+    wl = workload({"count": 1})
+    wl["spec"]["podSets"] = True
+    config = {
+        "apiVersion": "config.kueue.x-k8s.io/v1beta1",
+        "kind": "Configuration",
+        "resources": {"deviceClassMappings": [{"name": "gpu", "deviceClassNames": 5}]},
+    }
+    parsed = parse_objects([cq(), wl, config], "objects.yaml")
+    (loaded,) = [o for o in parsed.objects if type(o).__name__ == "Workload"]
+    assert loaded.pod_sets == []

@@ -35,7 +35,8 @@ class DraContext:
         if wl.problem:
             return
         by_name = {ps.name: ps for ps in wl.pod_sets}
-        for ps in spec.get("podSets") or []:
+        pod_sets = spec.get("podSets")
+        for ps in pod_sets if isinstance(pod_sets, list) else []:
             ps = _as_map(ps)
             pod_spec = _as_map(_as_map(ps.get("template")).get("spec"))
             pod_set = by_name.get(str(ps.get("name", "main")))
@@ -67,7 +68,8 @@ class DraContext:
         for mapping in mappings if isinstance(mappings, list) else []:
             if not isinstance(mapping, Mapping):
                 continue
-            for device_class in mapping.get("deviceClassNames") or []:
+            names = mapping.get("deviceClassNames")
+            for device_class in names if isinstance(names, list) else []:
                 self.mappings.setdefault(str(device_class), str(mapping.get("name")))
 
 
