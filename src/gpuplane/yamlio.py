@@ -32,6 +32,7 @@ __all__ = [
     "iter_documents",
     "key_position",
     "load_documents",
+    "load_embedded",
     "load_one",
     "locate",
     "parse_error",
@@ -300,6 +301,15 @@ def load_one(text: str, file: str, *, strict_keys: bool = True) -> Any:
             file, "expected one YAML document, found several", line=docs[1].line, column=1
         )
     return docs[0].data
+
+
+def load_embedded(text: str, file: str) -> Any:
+    """A YAML document held in a string field (a ConfigMap's data), or None when it does not load:
+    malformed, past a limit or several documents (the same rules as a file, never an exception)."""
+    try:
+        return load_one(text, file, strict_keys=False)
+    except InputError:
+        return None
 
 
 def locate(root: Any, path: tuple[str | int, ...]) -> Pos | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+import yaml
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -169,3 +170,16 @@ def test_copies_and_pickles_keep_positions() -> None:
     for clone in (copy.deepcopy(root), pickle.loads(pickle.dumps(root)), copy.copy(root)):
         assert clone == root and isinstance(clone, LocDict)
         assert locate(clone, ("a", 0, "x")) == (2, 8)
+
+
+def test_embedded_yaml_that_does_not_load_is_none_never_an_exception() -> None:
+    from gpuplane.audit import AuditConfig, audit, read_text
+
+    deep = "kind: config.kueue.x-k8s.io\ntimeSlicing: " + "[" * 500 + "]" * 500 + "\n"
+    for text in (deep, f"n: {'9' * 5000}\ntimeSlicing: x\n", "a: [1\n", "a: 1\n---\nb: 2\n", ""):
+        assert yamlio.load_embedded(text, "cm.yaml") is None
+    assert yamlio.load_embedded("sharing: {timeSlicing: {}}\n", "cm.yaml") == {"sharing": {"timeSlicing": {}}}
+    # what audit does with such ConfigMaps (device-plugin and Kueue configs): reads on, no crash
+    cm = plain({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": deep}})
+    findings = audit(read_text(yaml.safe_dump(cm), "cm.yaml"), AuditConfig())
+    assert all(f.rule != "GPU000" for f in findings)

@@ -15,8 +15,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
 from gpuplane.audit.objects import K8sObject, Path, as_dict, as_list, as_str, get
 from gpuplane.audit.workloads import PodTemplate
 from gpuplane.sharing import dra
@@ -28,6 +26,7 @@ from gpuplane.vocab import (
     DRA_MIG_CLASS,
     DRA_QUOTA_SUFFIX,
 )
+from gpuplane.yamlio import load_embedded
 
 if TYPE_CHECKING:
     from gpuplane.audit.bundle import Bundle
@@ -171,10 +170,7 @@ def kueue_configurations(b: Bundle) -> Iterator[tuple[K8sObject, dict[str, Any]]
             text = as_str(value)
             if KUEUE_CONFIG_MARK not in text:
                 continue
-            try:
-                parsed = yaml.safe_load(text)
-            except yaml.YAMLError:
-                continue
+            parsed = load_embedded(text, cm.file)
             if isinstance(parsed, dict):
                 yield cm, parsed
 

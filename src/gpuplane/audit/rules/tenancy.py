@@ -187,7 +187,7 @@ def gpu012(b: Bundle) -> Iterator[Finding]:
 
 def _time_sliced_configs(b: Bundle) -> list[tuple[K8sObject, str, str]]:
     """(ConfigMap, data key, shared resource) for device-plugin configs with time-slicing replicas > 1."""
-    import yaml
+    from gpuplane.yamlio import load_embedded
 
     out = []
     for cm in b.by_kind.get("ConfigMap", []):
@@ -195,9 +195,8 @@ def _time_sliced_configs(b: Bundle) -> list[tuple[K8sObject, str, str]]:
             text = as_str(value)
             if "timeSlicing" not in text:
                 continue
-            try:
-                cfg = yaml.safe_load(text)
-            except yaml.YAMLError:
+            cfg = load_embedded(text, cm.file)
+            if cfg is None:
                 continue
             ts = get(cfg, "sharing", "timeSlicing")
             for r in as_list(get(ts, "resources")):
