@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import httpx
@@ -61,12 +61,14 @@ class PromClient:
         bearer_token: str | None = None,
         transport: httpx.BaseTransport | None = None,
         max_answer_bytes: int = MAX_ANSWER_BYTES,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.url = check_url(url)
         self.shown_url = redact_url(self.url)
         self.timeout_s = timeout_s
         self.deadline_s = deadline_s
-        self.deadline = time.monotonic() + deadline_s if deadline_s is not None else math.inf
+        self._clock = clock
+        self.deadline = clock() + deadline_s if deadline_s is not None else math.inf
         self.max_answer_bytes = max_answer_bytes
         self._secrets = (self.url, bearer_token or "")
         headers = {"Authorization": f"Bearer {bearer_token}"} if bearer_token else {}
@@ -88,7 +90,7 @@ class PromClient:
         return PromError(f"Prometheus {self.shown_url}", redact_text(where + message, self._secrets))
 
     def _remaining(self, query: str) -> float:
-        left = self.deadline - time.monotonic()
+        left = self.deadline - self._clock()
         if left <= 0:
             raise self.error(
                 f"the run's deadline of {self.deadline_s:g} s passed after {self.queries} queries "
@@ -122,7 +124,7 @@ class PromClient:
             with self._http.stream(method, target, data=dict(params) or None, timeout=timeout) as response:
                 return response.status_code, self._read(response, query)
         except httpx.TimeoutException:
-            raise self.error(f"no answer within {timeout:.0f} s (timeout)", query) from None
+            raise self.error(f"no answer within {timeout:.3g} s (timeout)", query) from None
         except httpx.HTTPError as exc:
             raise self.error(
                 f"cannot reach Prometheus ({type(exc).__name__}); check --prometheus", query
