@@ -177,6 +177,22 @@ def test_a_job_without_namespace_goes_to_default_and_generate_name_is_shown() ->
     assert conv.jobs[0].workload.key == "default/job-sweep-<generated>-<uid>"
 
 
+def test_two_jobs_of_one_generate_name_get_two_workloads() -> None:
+    # Found trying explain as a user: two `generateName: sweep-` jobs shared one Workload name,
+    # so the first job was answered with the second one's decision.
+    first, second = _job(), _job(parallelism=4)
+    for job in (first, second):
+        del job["metadata"]["name"]
+        job["metadata"]["generateName"] = "sweep-"
+    conv = _convert(first, second)
+    assert [j.workload.key for j in conv.jobs] == [
+        "team/job-sweep-<generated>-<uid>",
+        "team/job-sweep-<generated-2>-<uid>",
+    ]
+    assert [j.job for j in conv.jobs] == ["Job team/sweep-<generated>", "Job team/sweep-<generated-2>"]
+    assert [j.workload.pod_sets[0].count for j in conv.jobs] == [1, 4]
+
+
 def _cli(tmp_path: Path, *docs: dict[str, Any], table: bool = False) -> Any:
     f = tmp_path / "in.yaml"
     f.write_text(yaml.safe_dump_all(docs))

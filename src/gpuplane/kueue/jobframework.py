@@ -48,7 +48,7 @@ from gpuplane.workloads import (
     lookup,
     not_understood,
 )
-from gpuplane.workloads.common import object_name
+from gpuplane.workloads.common import GENERATED, object_name
 
 
 @dataclass
@@ -204,6 +204,7 @@ class _Converter:
         self.out = Conversion(notes=list(ctx.problems))
         self.groups: dict[tuple[str, str], JobWorkload] = {}
         self.group_totals: dict[tuple[str, str], tuple[int, bool]] = {}
+        self.generated: dict[tuple[str, str], int] = {}
         times = [0.0] + [w.creation_time for w in ctx.workloads.values()]
         self.arrival = max(times) + 0.5
 
@@ -307,9 +308,10 @@ class _Converter:
         priority, problem = _priority(_labels(data, kind), spec, self.ctx)
         problem = problem or claim_problem
         created = get(data, "metadata", "creationTimestamp")
+        wl_name, name = self._distinct(namespace, spec.name, object_name(data))
         wl = Workload(
             namespace=namespace,
-            name=spec.name,
+            name=wl_name,
             queue_name=queue,
             priority=priority,
             creation_time=parse_time(created) if created else self._next_arrival(),
@@ -325,8 +327,7 @@ class _Converter:
             )
         runtime, runtime_source = _runtime(data, kind)
         if runtime is not None:
-            wl.runtime_hint = (runtime, f"{kind.kind} {namespace}/{object_name(data)}: {runtime_source}")
-        name = object_name(data)
+            wl.runtime_hint = (runtime, f"{kind.kind} {namespace}/{name}: {runtime_source}")
         job = JobWorkload(
             wl, kind.kind, namespace, name, raw.source, True, spec.name_note, note, runtime, runtime_source
         )
@@ -336,6 +337,19 @@ class _Converter:
             fast = as_str(get(data, "metadata", "annotations", POD_GROUP_FAST_ADMISSION_ANNOTATION)) == "true"
             self.group_totals[(namespace, spec.name)] = (spec.group_total, fast)
         self.out.jobs.append(job)
+
+    def _distinct(self, namespace: str, workload: str, job: str) -> tuple[str, str]:
+        """Names for a job the API server has not named yet (`generateName`): the second job of the
+        same generateName in a namespace becomes `<generated-2>`, so two submissions never share
+        one Workload name (and one answer)."""
+        if GENERATED not in workload:
+            return workload, job
+        key = (namespace, workload)
+        self.generated[key] = count = self.generated.get(key, 0) + 1
+        if count == 1:
+            return workload, job
+        mark = f"{GENERATED[:-1]}-{count}>"
+        return workload.replace(GENERATED, mark), job.replace(GENERATED, mark)
 
     def _claims(self, raw: RawObject, job: JobWorkload, spec: WorkloadSpec) -> None:
         """Keep the DRA claim templates each pod set names on the record."""
