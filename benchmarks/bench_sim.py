@@ -74,7 +74,7 @@ def philly_spec(queues: list[str], *, spot: bool = False) -> Any:
 
 
 def _measure(name: str, build: Callable[[], tuple[Any, list[Any], Any]], out: Any) -> None:
-    from gpuplane.sim.run import simulate
+    from gpuplane.sim.replay import simulate
 
     spec, workloads, config = build()
     start = time.perf_counter()

@@ -86,3 +86,34 @@ def test_stacked_area_top_edge_is_the_sum_of_series() -> None:
 def test_time_ticks_fall_on_round_hours() -> None:
     ticks = charts.time_ticks(1_700_000_123.0, 1_700_000_123.0 + 6 * 3600)
     assert all(t % 3600 == 0 for t in ticks) and len(ticks) >= 3
+
+
+def _cdf_points(out: str) -> list[tuple[float, float]]:
+    """(x pixel, share) of the first CDF polyline; the frame's plot spans y 252 (0 %) to 36 (100 %)."""
+    found = re.search(r'<polyline[^>]*points="([^"]+)"', out)
+    assert found is not None
+    pairs = [tuple(map(float, p.split(","))) for p in found.group(1).split()]
+    return [(x, (252.0 - y) / (252.0 - 36.0)) for x, y in pairs]
+
+
+def test_cdf_of_a_distribution_with_median_zero_still_shows_its_tail() -> None:
+    # Half the waits are 0, half are 200 h: the curve stands at 50 % at the left edge (the floor)
+    # and reaches 100 % only at 200 h, the right edge (log10(200 / (1/60)) = 4.08 decades wide).
+    out = charts.cdf({"team": [0.0] * 50 + [200.0] * 50}, title="waits", floor=1 / 60)
+    points = _cdf_points(out)
+    left, right = 64.0, 704.0
+    assert points[0] == (left, 0.0) and points[1] == (left, 0.5)
+    assert points[2] == (right, 0.5) and points[3] == (right, 1.0)
+
+
+def test_cdf_steps_are_at_the_values_with_the_share_at_or_below_each() -> None:
+    # Values 1, 10, 100 on a floor of 1: at x = 10 (half way on a 2-decade axis) the share is 2/3.
+    points = _cdf_points(charts.cdf({"g": [100.0, 1.0, 10.0]}, title="t", floor=1.0))
+    assert [round(s, 4) for _, s in points] == [0.0, 0.3333, 0.3333, 0.6667, 0.6667, 1.0, 1.0]
+    assert [x for x, _ in points] == [64.0, 64.0, 384.0, 384.0, 704.0, 704.0, 704.0]
+
+
+def test_cdf_without_values_says_no_data_and_refuses_a_zero_floor() -> None:
+    assert "no data" in charts.cdf({"g": []}, title="t", floor=1.0)
+    with pytest.raises(ValueError, match="floor"):
+        charts.cdf({"g": [1.0]}, title="t", floor=0.0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpuplane.costs import PoolPrice
-from gpuplane.sim.kueue_admission import TeamQueue
+from gpuplane.sim.kueue_admitter import TeamQueue
 from gpuplane.sim.pools import PoolModel
 
 

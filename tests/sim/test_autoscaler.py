@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from gpuplane.sim.autoscaler import nodes_needed, scale_up
 from gpuplane.sim.config import SimConfig
-from gpuplane.sim.run import simulate_objects
+from gpuplane.sim.replay import simulate_objects
 from gpuplane.traces import PodSet, Workload
 
 from .helpers import cluster_queue, flavor, local_queue, pool, team

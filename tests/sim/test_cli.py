@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from gpuplane.cli import app
-from gpuplane.sim.outputs import CSV_COLUMNS
+from gpuplane.sim.output import CSV_COLUMNS
 
 GPUPLANE = Path(sys.executable).with_name("gpuplane")
 SMALL_SPEC = """\

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gpuplane.sim.config import NodeLoss, SimConfig
-from gpuplane.sim.run import simulate_objects
+from gpuplane.sim.replay import simulate_objects
 from gpuplane.sim.state import LOST, USEFUL
 from gpuplane.traces import Checkpoint, PodSet, Workload
 

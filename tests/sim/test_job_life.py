@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from gpuplane.sim.config import NodeLoss, SimConfig
-from gpuplane.sim.outputs import workloads_csv
-from gpuplane.sim.run import simulate_objects
+from gpuplane.sim.output import workloads_csv
+from gpuplane.sim.replay import simulate_objects
 from gpuplane.sim.state import FAILED, LOST, USEFUL
 from gpuplane.traces import Checkpoint, PodSet, Workload
 

@@ -8,7 +8,7 @@ from gpuplane.costs import Overheads
 from gpuplane.errors import UsageError
 from gpuplane.sim.config import SimConfig, parse_units
 from gpuplane.sim.metrics import percentile, summarize
-from gpuplane.sim.run import simulate_objects
+from gpuplane.sim.replay import simulate_objects
 from gpuplane.traces import PodSet, Workload
 
 from .helpers import cluster_queue, flavor, local_queue, pool, team
@@ -48,12 +48,13 @@ def test_accepted_units_are_weighted_per_class_and_divide_the_total_cost() -> No
         accepted_units=parse_units(["inference=0", "training=2"]),
     )
     figures = summarize(run(config), config, Overheads(support_monthly=730.0))
-    assert figures["accepted_units"] == 2.0
+    assert figures.accepted_units == 2.0
     # two 8-GPU nodes at 16/h for the one-hour window, plus 1 h of a 730/month support contract
-    assert figures["cost"]["total"] == pytest.approx(2 * 16.0 + 1.0)
-    assert figures["cost_per_accepted_unit"] == pytest.approx((2 * 16.0 + 1.0) / 2)
-    gpu = figures["pools"]["gpu"]["gpu_hours"]
-    assert gpu["provisioned"] == 16.0 and gpu["useful"] == 16.0 and gpu["unallocated"] == 0.0
+    assert figures.cost.total == pytest.approx(2 * 16.0 + 1.0)
+    assert figures.cost_per_accepted_unit == pytest.approx((2 * 16.0 + 1.0) / 2)
+    gpu = figures.pool("gpu").gpu_hours
+    assert gpu.provisioned == 16.0 and gpu.useful == 16.0 and gpu.unallocated == 0.0
+    assert figures.to_dict()["pools"]["gpu"]["gpu_hours"]["provisioned"] == 16.0
 
 
 def test_unknown_class_in_unit_weights_is_refused() -> None:

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from gpuplane.sim import engine as engine_mod
 from gpuplane.sim.cluster import Cluster
 from gpuplane.sim.config import SimConfig
-from gpuplane.sim.kueue_admission import KueueAdmitter
-from gpuplane.sim.run import simulate_objects
+from gpuplane.sim.kueue_admitter import KueueAdmitter
+from gpuplane.sim.replay import simulate_objects
 from gpuplane.sim.state import DONE, USEFUL
 from gpuplane.traces import Checkpoint, PodSet, Workload
 

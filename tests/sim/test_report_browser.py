@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from gpuplane.sim.cli_support import Options, execute
+
+from gpuplane.sim.command import execute
+from gpuplane.sim.options import Options
 from tests.support.browser import BrowserUnavailable, check_in_chromium, find_chromium
 
 

@@ -32,7 +32,9 @@ def test_every_loadable_mutation_simulates(data: st.DataObject) -> None:
     config = SimConfig(seed=1, horizon_s=3 * 86400)
     outcome = simulate(spec, workloads, config)
     figures = summarize(outcome, config, None, "mutated")
-    counts = figures["workloads"]
-    assert counts["total"] == len(workloads)
+    counts = figures.workloads
+    assert counts.total == len(workloads)
     ends = ("completed", "failed", "killed", "running", "admitted", "pending", "rejected")
-    assert sum(counts[k] for k in ends) == len(workloads)  # every workload accounted for exactly once
+    assert sum(getattr(counts, k) for k in ends) == len(
+        workloads
+    )  # every workload accounted for exactly once

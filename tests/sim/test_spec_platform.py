@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from gpuplane.sim.config import SimConfig
-from gpuplane.sim.run import kueue_objects_for, simulate
-from gpuplane.sim.session import builtin_spec
+from gpuplane.sim.replay import kueue_objects_for, simulate
+from gpuplane.sim.whatif import builtin_spec
 from gpuplane.traces import PodSet, Workload
 
 QUIET = SimConfig(spot_evictions_per_node_hour=0.0, node_failures_per_node_hour=0.0, horizon_s=86400.0)

@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 
 if TYPE_CHECKING:
-    from gpuplane.sim.session import RunResult
+    from gpuplane.sim.whatif import RunResult
 
 
 def _progress_bar(console: Console):  # type: ignore[no-untyped-def]
@@ -140,7 +140,8 @@ def simulate_command(
 
     With no arguments: the built-in example platform on the built-in synthetic week; writes report.html.
     """
-    from gpuplane.sim.cli_support import Options, execute
+    from gpuplane.sim.command import execute
+    from gpuplane.sim.options import Options
 
     options = Options(
         specs=list(specs or []),
@@ -175,7 +176,7 @@ def simulate_command(
         results, written = execute(options, progress)
     _report_skipped(err, results)
     if not quiet:
-        from gpuplane.sim.summary import print_summary
+        from gpuplane.sim.output import print_summary
 
         print_summary(console, results)
     for path in written:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import bisect
 from typing import TYPE_CHECKING
 
-from gpuplane.kueue import resource_node as rn
 from gpuplane.kueue.objects import Workload
 from gpuplane.kueue.quantity import format_quantity
 
@@ -105,20 +104,3 @@ def describe_waiting(
         f"waiting in ClusterQueue {state.name} with {ahead} ahead of it in queue order "
         "(Kueue considers one workload per ClusterQueue per cycle)"
     )
-
-
-def cq_summary(snap: Snapshot, cq: str) -> list[tuple[str, str, str, str, str]]:
-    """(flavor, resource, nominal, usage, available) rows for one ClusterQueue."""
-    state = snap.cqs[cq]
-    rows = []
-    for fr in sorted(state.node.nominal):
-        rows.append(
-            (
-                fr[0],
-                fr[1],
-                format_quantity(state.node.nominal[fr]),
-                format_quantity(state.node.usage.get(fr, 0)),
-                format_quantity(rn.cq_available(state.node, fr)),
-            )
-        )
-    return rows

@@ -1,4 +1,4 @@
-"""Inline SVG charts for the HTML reports: line, stacked area, stacked bars, bars, histogram, boxes.
+"""Inline SVG charts for the HTML reports: line, stacked area, stacked bars, bars, histogram, boxes, CDF.
 
 Each function takes plain Python data and returns an `Html` fragment holding one `<svg>`; no
 JavaScript, no external resources, and the same data always gives the same bytes.
@@ -296,4 +296,86 @@ def boxes(
             f'<line x1="{num(centre - half)}" x2="{num(centre + half)}" y1="{num(sy(median))}" '
             f'y2="{num(sy(median))}" stroke="{c}" stroke-width="2"/></g>'
         )
+    return Html(svg.document(frame, title, body))
+
+
+def _cdf_steps(values: Sequence[float], floor: float, max_points: int) -> list[tuple[float, float]]:
+    """(x, share of values <= x) at the distinct values (clipped at `floor`), at most `max_points`."""
+    ordered = sorted(max(v, floor) for v in values)
+    n = len(ordered)
+    steps = [(x, (i + 1) / n) for i, x in enumerate(ordered) if i + 1 == n or ordered[i + 1] != x]
+    if len(steps) <= max_points:
+        return steps
+    # Keep the steps nearest to an even grid of shares, and always the last one (the maximum).
+    keep = sorted(
+        {min(len(steps) - 1, round(k * (len(steps) - 1) / max_points)) for k in range(max_points + 1)}
+    )
+    return [steps[i] for i in keep]
+
+
+def _log_axis(
+    frame: Frame, lo: float, hi: float, ticks: Sequence[float] | None, fmt: Formatter, label: str
+) -> list[str]:
+    """Tick labels at `ticks` (default: the powers of ten) between 10**lo and 10**hi."""
+    sx = frame.sx(lo, hi)
+    out = [svg.baseline(frame)]
+    if ticks is None:
+        ticks = [10.0**e for e in range(math.ceil(lo - 1e-9), math.floor(hi + 1e-9) + 1)]
+    for tick in ticks:
+        exp = math.log10(tick)
+        if not lo - 1e-9 <= exp <= hi + 1e-9:
+            continue
+        x = num(sx(exp))
+        out.append(
+            f'<line x1="{x}" x2="{x}" y1="{num(frame.y0)}" y2="{num(frame.y1)}" stroke="{svg.GRID_COLOUR}"/>'
+        )
+        out.append(
+            f'<text x="{x}" y="{num(frame.y0 + 16)}" text-anchor="middle" fill="{svg.AXIS_COLOUR}">'
+            f"{esc(fmt(tick))}</text>"
+        )
+    return out + svg.x_title(frame, label)
+
+
+def cdf(
+    groups: Mapping[str, Sequence[float]],
+    *,
+    title: str,
+    floor: float,
+    x_label: str = "",
+    x_ticks: Sequence[float] | None = None,
+    x_format: Formatter | None = None,
+    width: int = 720,
+    height: int = 300,
+    max_points: int = 400,
+) -> Html:
+    """Empirical CDFs (share of values <= x) of one distribution per group, on a log x axis.
+
+    Values below `floor` (zeros included) count at `floor`, the left edge, so a distribution
+    whose median is 0 still shows where its tail goes; the axis ends at the largest value.
+    `x_ticks` (data units) default to the powers of ten.
+    """
+    frame = Frame(width=width, height=height)
+    if floor <= 0:
+        raise ValueError("floor must be positive")
+    data = {name: [v for v in vals if math.isfinite(v)] for name, vals in groups.items()}
+    steps = {name: _cdf_steps(vals, floor, max_points) for name, vals in data.items() if vals}
+    if not steps:
+        return Html(svg.document(frame, title, [svg.empty_note(frame)]))
+    lo = math.log10(floor)
+    hi = max(math.log10(max(pts[-1][0] for pts in steps.values())), lo + 1.0)
+    body = svg.y_axis(frame, [0.0, 0.25, 0.5, 0.75, 1.0], lambda v: f"{v * 100:.0f}%", "share of workloads")
+    body.extend(_log_axis(frame, lo, hi, x_ticks, x_format or svg.short_number, x_label))
+    sx, sy = frame.sx(lo, hi), frame.sy(0.0, 1.0)
+    for index, (name, pts) in enumerate(steps.items()):
+        path, prev = [], 0.0
+        for x, share in pts:
+            px = num(sx(math.log10(x)))
+            path += [f"{px},{num(sy(prev))}", f"{px},{num(sy(share))}"]
+            prev = share
+        path.append(f"{num(frame.x1)},{num(sy(prev))}")
+        body.append(
+            f'<polyline fill="none" stroke="{colour(index)}" stroke-width="1.6" points="{" ".join(path)}">'
+            f"<title>{esc(name)}: n={len(data[name])}</title></polyline>"
+        )
+    body.extend(svg.legend(frame, list(steps)))
     return Html(svg.document(frame, title, body))

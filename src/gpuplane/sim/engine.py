@@ -12,7 +12,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from gpuplane.sim.admission import Admitter
+from gpuplane.sim.admitters import Admitter
 from gpuplane.sim.autoscaler import scale_up
 from gpuplane.sim.cluster import Cluster, Node
 from gpuplane.sim.config import SimConfig
@@ -51,7 +51,7 @@ class Outcome:
 
 
 class Engine:
-    """One simulation of workloads on a platform (build with `sim.run.simulate`)."""
+    """One simulation of workloads on a platform (build with `sim.replay.simulate`)."""
 
     def __init__(
         self,

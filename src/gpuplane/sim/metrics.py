@@ -1,23 +1,29 @@
 """Figures of a run: waits per team, GPU-hours and costs per pool and team, cost per accepted unit.
 
-One plain, JSON-ready dict (`summarize`) feeds the terminal summary, `--json`, the HTML report
-and the what-if comparison, so they can never disagree. Costs use the shared model in
-`gpuplane.costs`: GPU time split into useful / idle / failed / evicted-and-lost / unallocated,
-plus the spec's support, operations, storage and network overheads prorated over the window.
+`summarize` turns an `Outcome` into one typed `RunSummary` (sim/summary.py) that feeds the
+terminal summary, `--json`, the HTML report, the what-if comparison and `gpuplane plan`, so they
+can never disagree. Costs use the shared model in `gpuplane.costs`: GPU time split into useful /
+idle / failed / evicted-and-lost / unallocated, plus the spec's support, operations, storage and
+network overheads prorated over the window.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import Any
 
-from gpuplane.costs import GPU_TIME_KINDS, CostBreakdown, GpuHours, Overheads, price_gpu_hours, sum_breakdowns
+from gpuplane.costs import CostBreakdown, GpuHours, Overheads, price_gpu_hours, sum_breakdowns
 from gpuplane.sim.config import SimConfig
 from gpuplane.sim.engine import Outcome
-from gpuplane.sim.state import DONE, FAILED, IDLE, LEDGER_KINDS, LOST, USEFUL
-
-DIGITS = 6
+from gpuplane.sim.state import DONE, LEDGER_KINDS
+from gpuplane.sim.summary import (
+    Availability,
+    PoolFigures,
+    RunSummary,
+    TeamFigures,
+    WaitStats,
+    WorkloadCounts,
+)
 
 
 def percentile(sorted_values: list[float], q: float) -> float:
@@ -28,103 +34,73 @@ def percentile(sorted_values: list[float], q: float) -> float:
     return sorted_values[min(rank, len(sorted_values)) - 1]
 
 
-def _r(value: float) -> float:
-    return round(value, DIGITS) + 0.0
-
-
-def wait_stats(waits: list[float]) -> dict[str, float]:
+def wait_stats(waits: list[float]) -> WaitStats:
     """Count, mean and percentiles of waits in seconds."""
     ordered = sorted(waits)
-    mean = sum(ordered) / len(ordered) if ordered else 0.0
-    return {
-        "n": len(ordered),
-        "mean_s": _r(mean),
-        "p50_s": _r(percentile(ordered, 50)),
-        "p90_s": _r(percentile(ordered, 90)),
-        "p99_s": _r(percentile(ordered, 99)),
-        "max_s": _r(ordered[-1] if ordered else 0.0),
-    }
+    return WaitStats(
+        n=len(ordered),
+        mean_s=sum(ordered) / len(ordered) if ordered else 0.0,
+        p50_s=percentile(ordered, 50),
+        p90_s=percentile(ordered, 90),
+        p99_s=percentile(ordered, 99),
+        max_s=ordered[-1] if ordered else 0.0,
+    )
 
 
-def _gpu_hours(outcome: Outcome) -> list[dict[str, float]]:
-    rows = []
-    for pool in outcome.pools:
-        kinds = outcome.ledger.by_pool(pool.index)
-        provisioned = outcome.billing.node_seconds[pool.index] * pool.gpus_per_node / 3600.0
-        allocated = sum(kinds) / 3600.0
-        rows.append(
-            {
-                "provisioned": provisioned,
-                "allocated": allocated,
-                "useful": kinds[USEFUL] / 3600.0,
-                "idle": kinds[IDLE] / 3600.0,
-                "failed": kinds[FAILED] / 3600.0,
-                "evicted_lost": kinds[LOST] / 3600.0,
-                "unallocated": max(0.0, provisioned - allocated),
-            }
-        )
-    return rows
+def _ledger_hours(gs: list[float], provisioned_h: float | None = None) -> GpuHours:
+    """Ledger GPU-seconds (one list of the ledger's kinds) as GpuHours; with `provisioned_h`, the
+    provisioned GPU time nobody held becomes `unallocated`."""
+    held = {kind.value: gs[k] / 3600.0 for k, kind in enumerate(LEDGER_KINDS)}
+    if provisioned_h is not None:
+        held["unallocated"] = max(0.0, provisioned_h - sum(gs) / 3600.0)
+    return GpuHours(**held)
 
 
-def _pool_costs(outcome: Outcome, hours: list[dict[str, float]], currency: str) -> list[CostBreakdown]:
+def _pool_hours(outcome: Outcome) -> list[GpuHours]:
     out = []
-    for pool, h in zip(outcome.pools, hours, strict=True):
-        gpu_hours = GpuHours(**{k.value: h[k.value] for k in GPU_TIME_KINDS if k.value in h})
-        out.append(price_gpu_hours(gpu_hours, pool.price.gpu_hourly, currency))
+    for pool in outcome.pools:
+        provisioned = outcome.billing.node_seconds[pool.index] * pool.gpus_per_node / 3600.0
+        out.append(_ledger_hours(outcome.ledger.by_pool(pool.index), provisioned))
     return out
 
 
 def _team_costs(outcome: Outcome, currency: str) -> list[CostBreakdown]:
-    out = []
-    for t in range(len(outcome.teams)):
-        costs = [
-            price_gpu_hours(
-                GpuHours(
-                    **{
-                        kind.value: outcome.ledger.gs[t][pool.index][k] / 3600.0
-                        for k, kind in enumerate(LEDGER_KINDS)
-                    }
-                ),
-                pool.price.gpu_hourly,
-                currency,
-            )
-            for pool in outcome.pools
-        ]
-        out.append(sum_breakdowns(costs, currency))
-    return out
+    return [
+        sum_breakdowns(
+            (
+                price_gpu_hours(
+                    _ledger_hours(outcome.ledger.gs[t][pool.index]), pool.price.gpu_hourly, currency
+                )
+                for pool in outcome.pools
+            ),
+            currency,
+        )
+        for t in range(len(outcome.teams))
+    ]
 
 
-def _costs_dict(c: CostBreakdown) -> dict[str, float]:
-    return {k: _r(v) for k, v in c.as_dict().items() if k != "currency"}
-
-
-def _outcomes(outcome: Outcome) -> dict[str, int]:
+def _counts(outcome: Outcome) -> WorkloadCounts:
     counts = Counter(r.outcome for r in outcome.runs)
-    return {
-        name: counts.get(name, 0)
-        for name in ("completed", "failed", "killed", "running", "admitted", "pending", "rejected")
-    }
+    return WorkloadCounts(
+        total=len(outcome.runs),
+        **{
+            name: counts.get(name, 0)
+            for name in ("completed", "failed", "killed", "running", "admitted", "pending", "rejected")
+        },
+    )
 
 
-def _waits(outcome: Outcome) -> dict[str, Any]:
-    per_team: dict[str, dict[str, list[float]]] = {
-        t: {"total": [], "quota": [], "capacity": []} for t in outcome.teams
-    }
+def _waits(outcome: Outcome) -> list[tuple[WaitStats, WaitStats, WaitStats]]:
+    """(queue, quota, capacity) wait stats per team, over the workloads that started."""
+    per_team: list[tuple[list[float], list[float], list[float]]] = [([], [], []) for _ in outcome.teams]
     for r in outcome.runs:
         if r.first_start is None or r.outcome == "rejected":
             continue
-        team = per_team[outcome.teams[r.team]]
-        team["total"].append(r.quota_wait + r.capacity_wait)
-        team["quota"].append(r.quota_wait)
-        team["capacity"].append(r.capacity_wait)
-    return {
-        name: {
-            "queue_wait": wait_stats(w["total"]),
-            "quota_wait": wait_stats(w["quota"]),
-            "capacity_wait": wait_stats(w["capacity"]),
-        }
-        for name, w in per_team.items()
-    }
+        total, quota, capacity = per_team[r.team]
+        total.append(r.quota_wait + r.capacity_wait)
+        quota.append(r.quota_wait)
+        capacity.append(r.capacity_wait)
+    return [(wait_stats(a), wait_stats(b), wait_stats(c)) for a, b, c in per_team]
 
 
 def _accepted(outcome: Outcome, config: SimConfig) -> float:
@@ -133,7 +109,7 @@ def _accepted(outcome: Outcome, config: SimConfig) -> float:
     )
 
 
-def _availability(outcome: Outcome) -> dict[str, float]:
+def _availability(outcome: Outcome) -> Availability:
     services = [r for r in outcome.runs if r.w.klass == "inference" and r.first_start is not None]
     up = sum(
         max(0.0, (r.end if r.end is not None else outcome.end) - r.first_start)
@@ -141,61 +117,73 @@ def _availability(outcome: Outcome) -> dict[str, float]:
         if r.first_start is not None
     )
     down = sum(r.downtime for r in services)
-    return {
-        "services": len(services),
-        "downtime_s": _r(down),
-        "availability": _r(1.0 - down / up if up > 0 else 1.0),
-    }
+    return Availability(len(services), down, 1.0 - down / up if up > 0 else 1.0)
+
+
+def _pools(outcome: Outcome, hours: list[GpuHours], costs: list[CostBreakdown]) -> tuple[PoolFigures, ...]:
+    billing = outcome.billing
+    return tuple(
+        PoolFigures(
+            name=pool.name,
+            gpu_hours=h,
+            cost=c,
+            gpu_hour_price=pool.price.gpu_hourly,
+            nodes_created=billing.nodes_created[pool.index],
+            nodes_removed=billing.nodes_removed[pool.index],
+            spot_evictions=billing.spot_evictions[pool.index],
+            node_failures=billing.node_failures[pool.index],
+            peak_nodes=max(outcome.series[pool.index].nodes, default=0),
+        )
+        for pool, h, c in zip(outcome.pools, hours, costs, strict=True)
+    )
 
 
 def summarize(
-    outcome: Outcome, config: SimConfig, overheads: Overheads | None = None, name: str = ""
-) -> dict[str, Any]:
-    """Every figure of a run as a plain dict (stable keys, rounded floats)."""
+    outcome: Outcome,
+    config: SimConfig,
+    overheads: Overheads | None = None,
+    name: str = "",
+    *,
+    workload: str = "",
+    skipped_rows: int = 0,
+) -> RunSummary:
+    """Every figure of a run as a typed `RunSummary` (`workload` names the trace in reports)."""
     overheads = overheads or Overheads()
     currency = overheads.currency
     window_h = outcome.end / 3600.0
-    hours = _gpu_hours(outcome)
-    pool_costs = _pool_costs(outcome, hours, currency)
+    hours = _pool_hours(outcome)
+    pool_costs = [
+        price_gpu_hours(h, p.price.gpu_hourly, currency) for h, p in zip(hours, outcome.pools, strict=True)
+    ]
     extra = overheads.for_window(window_h)
     total = sum_breakdowns(pool_costs, currency) + extra
     units = _accepted(outcome, config)
-    per_unit = total.per_accepted_unit(units)
     reasons = Counter(outcome.pending_reasons.values())
-    waits = _waits(outcome)
-    return {
-        "platform": name,
-        "seed": config.seed,
-        "window_hours": _r(window_h),
-        "currency": currency,
-        "workloads": {"total": len(outcome.runs), **_outcomes(outcome)},
-        "accepted_units": _r(units),
-        "cost_per_accepted_unit": None if per_unit is None else _r(per_unit),
-        "cost": _costs_dict(total),
-        "overheads": _costs_dict(extra),
-        "pools": {
-            pool.name: {
-                "gpu_hours": {k: _r(v) for k, v in h.items()},
-                "cost": _costs_dict(c),
-                "gpu_hour_price": _r(pool.gpu_second_price * 3600.0),
-                "nodes_created": outcome.billing.nodes_created[pool.index],
-                "nodes_removed": outcome.billing.nodes_removed[pool.index],
-                "spot_evictions": outcome.billing.spot_evictions[pool.index],
-                "node_failures": outcome.billing.node_failures[pool.index],
-                "peak_nodes": max(outcome.series[pool.index].nodes, default=0),
-            }
-            for pool, h, c in zip(outcome.pools, hours, pool_costs, strict=True)
-        },
-        "teams": {
-            name: {"cost": _costs_dict(c), **waits[name]}
-            for name, c in zip(outcome.teams, _team_costs(outcome, currency), strict=True)
-        },
-        "interruptions": {
-            "evictions": sum(r.evictions for r in outcome.runs),
-            "preemptions": sum(r.preemptions for r in outcome.runs),
-        },
-        "inference": _availability(outcome),
-        "pending_reasons": dict(sorted(reasons.most_common(10))),
-        "engine": {"events": outcome.events, "cycles": outcome.cycles},
-        "warnings": list(outcome.warnings),
-    }
+    teams = tuple(
+        TeamFigures(team, cost, *waits)
+        for team, cost, waits in zip(
+            outcome.teams, _team_costs(outcome, currency), _waits(outcome), strict=True
+        )
+    )
+    return RunSummary(
+        platform=name,
+        seed=config.seed,
+        window_hours=window_h,
+        currency=currency,
+        workloads=_counts(outcome),
+        accepted_units=units,
+        cost_per_accepted_unit=total.per_accepted_unit(units),
+        cost=total,
+        overheads=extra,
+        pools=_pools(outcome, hours, pool_costs),
+        teams=teams,
+        evictions=sum(r.evictions for r in outcome.runs),
+        preemptions=sum(r.preemptions for r in outcome.runs),
+        inference=_availability(outcome),
+        pending_reasons=tuple(sorted(reasons.most_common(10))),
+        events=outcome.events,
+        cycles=outcome.cycles,
+        warnings=tuple(outcome.warnings),
+        workload=workload,
+        skipped_rows=skipped_rows,
+    )

@@ -1,96 +1,222 @@
-"""The terminal summary of a run (rich tables), side by side for a what-if."""
+"""The typed figures of one simulated run (`RunSummary`), what every presentation reads.
+
+`gpuplane.sim.summarize(outcome, config, overheads, name)` builds it; the terminal summary, the
+JSON and CSV outputs, the HTML report, the what-if comparison and `gpuplane plan` read its fields,
+never a dict by string key. `RunSummary.to_dict()` is the JSON form (stable keys, floats rounded
+to 6 decimals); its keys are documented in docs/simulate.md.
+
+Times are seconds, GPU time is GPU-hours (`gpuplane.costs.GpuHours`), money is a
+`gpuplane.costs.CostBreakdown` in `currency`.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from dataclasses import dataclass, field, fields
 from typing import Any
 
-from rich import box
-from rich.console import Console
-from rich.table import Table
+from gpuplane.costs import GPU_TIME_KINDS, CostBreakdown, GpuHours, GpuTime
 
-from gpuplane.sim.session import RunResult
+DIGITS = 6
 
 
-def _money(value: float | None) -> str:
-    return "–" if value is None else f"{value:,.2f}"
+def rounded(value: float) -> float:
+    """A float as the JSON shows it (6 decimals, never -0.0)."""
+    return round(value, DIGITS) + 0.0
 
 
-def _h(seconds: float) -> str:
-    return f"{seconds / 3600:,.1f}"
+@dataclass(frozen=True)
+class WaitStats:
+    """Count, mean and nearest-rank percentiles of waits, in seconds."""
+
+    n: int = 0
+    mean_s: float = 0.0
+    p50_s: float = 0.0
+    p90_s: float = 0.0
+    p99_s: float = 0.0
+    max_s: float = 0.0
+
+    def to_dict(self) -> dict[str, float]:
+        """JSON form."""
+        return {
+            f.name: (getattr(self, f.name) if f.name == "n" else rounded(getattr(self, f.name)))
+            for f in fields(self)
+        }
 
 
-def _rows(s: dict[str, Any]) -> list[tuple[str, str]]:
-    w, c = s["workloads"], s["cost"]
-    waits = s["teams"]
-    worst = max((v["queue_wait"]["p90_s"] for v in waits.values()), default=0.0)
-    mean_quota = max((v["quota_wait"]["mean_s"] for v in waits.values()), default=0.0)
-    mean_cap = max((v["capacity_wait"]["mean_s"] for v in waits.values()), default=0.0)
-    base = s.get("baselines", {})
-    return [
-        ("cost per accepted unit", _money(s["cost_per_accepted_unit"])),
-        ("  rented VMs instead (per unit)", _money(base.get("rental", {}).get("per_accepted_unit"))),
-        ("  model API instead (per unit)", _money(base.get("api", {}).get("per_accepted_unit"))),
-        ("total cost", _money(c["total"])),
-        ("  useful GPU time", _money(c["useful"])),
-        ("  idle (checkpoint writes)", _money(c["idle"])),
-        ("  failed runs", _money(c["failed"])),
-        ("  evicted & lost", _money(c["evicted_lost"])),
-        ("  unallocated GPUs", _money(c["unallocated"])),
-        ("  support + operations", _money(c["support"] + c["operations"])),
-        ("accepted units", f"{s['accepted_units']:,.0f}"),
-        ("workloads (completed/failed/killed)", f"{w['completed']:,}/{w['failed']:,}/{w['killed']:,}"),
-        ("still waiting at the end", f"{w['pending'] + w['admitted']:,}"),
-        ("worst team p90 queue wait (h)", _h(worst)),
-        ("worst team mean quota / capacity wait (h)", f"{_h(mean_quota)} / {_h(mean_cap)}"),
-        (
-            "evictions / preemptions",
-            f"{s['interruptions']['evictions']} / {s['interruptions']['preemptions']}",
-        ),
-        ("inference availability", f"{s['inference']['availability'] * 100:.3f} %"),
-        ("simulated window (days)", f"{s['window_hours'] / 24:,.1f}"),
-    ]
+@dataclass(frozen=True)
+class TeamFigures:
+    """One team: what its GPU time cost and how long its started workloads waited.
+
+    `queue_wait` = `quota_wait` (waiting for Kueue) + `capacity_wait` (admitted, waiting for nodes).
+    """
+
+    name: str
+    cost: CostBreakdown
+    queue_wait: WaitStats
+    quota_wait: WaitStats
+    capacity_wait: WaitStats
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form (without the name, which is the key)."""
+        return {
+            "cost": cost_dict(self.cost),
+            "queue_wait": self.queue_wait.to_dict(),
+            "quota_wait": self.quota_wait.to_dict(),
+            "capacity_wait": self.capacity_wait.to_dict(),
+        }
 
 
-def summary_table(results: Sequence[RunResult]) -> Table:
-    """One column per platform, one row per key figure."""
-    currency = results[0].summary["currency"]
-    table = Table(
-        title=f"gpuplane simulate ({currency}; seed {results[0].summary['seed']})", title_justify="left"
-    )
-    table.add_column("figure")
-    for r in results:
-        table.add_column(r.label, justify="right", overflow="fold")
-    columns = [_rows(r.summary) for r in results]
-    for i, (label, _) in enumerate(columns[0]):
-        table.add_row(label, *(col[i][1] for col in columns))
-    return table
+@dataclass(frozen=True)
+class PoolFigures:
+    """One pool: its GPU-hours by kind, their cost, price, and what happened to its nodes."""
+
+    name: str
+    gpu_hours: GpuHours
+    cost: CostBreakdown
+    gpu_hour_price: float
+    nodes_created: int
+    nodes_removed: int
+    spot_evictions: int
+    node_failures: int
+    peak_nodes: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form (without the name, which is the key)."""
+        h = self.gpu_hours
+        hours = {"provisioned": h.provisioned, "allocated": h.allocated}
+        hours.update({k.value: h[k] for k in GPU_TIME_KINDS if k is not GpuTime.UNMEASURED})
+        return {
+            "gpu_hours": {k: rounded(v) for k, v in hours.items()},
+            "cost": cost_dict(self.cost),
+            "gpu_hour_price": rounded(self.gpu_hour_price),
+            "nodes_created": self.nodes_created,
+            "nodes_removed": self.nodes_removed,
+            "spot_evictions": self.spot_evictions,
+            "node_failures": self.node_failures,
+            "peak_nodes": self.peak_nodes,
+        }
 
 
-def _compact(hours: float) -> str:
-    """Whole GPU-hours, thousands as `12.3k` past 9,999, so the table fits 80 columns."""
-    return f"{hours / 1000:,.1f}k" if hours >= 10_000 else f"{hours:,.0f}"
+@dataclass(frozen=True)
+class WorkloadCounts:
+    """How the run's workloads ended (`running`/`admitted`/`pending` at the end of the window)."""
+
+    total: int = 0
+    completed: int = 0
+    failed: int = 0
+    killed: int = 0
+    running: int = 0
+    admitted: int = 0
+    pending: int = 0
+    rejected: int = 0
+
+    @property
+    def waiting(self) -> int:
+        """Workloads still waiting at the end: for quota (pending) or for nodes (admitted)."""
+        return self.pending + self.admitted
+
+    def to_dict(self) -> dict[str, int]:
+        """JSON form."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
-def pools_table(result: RunResult) -> Table:
-    """GPU-hours per pool of one run."""
-    table = Table(title=f"{result.label}: GPU-hours per pool", title_justify="left", box=box.SIMPLE_HEAD)
-    pools = result.summary["pools"]
-    table.add_column("pool", no_wrap=True, min_width=max([4, *(len(name) for name in pools)]))
-    for name in ("prov", "alloc", "useful", "failed", "lost", "unalloc", "nodes", "evict"):
-        table.add_column(name, justify="right", min_width=len(name), no_wrap=True)
-    keys = ("provisioned", "allocated", "useful", "failed", "evicted_lost", "unallocated")
-    for pool, p in result.summary["pools"].items():
-        h = p["gpu_hours"]
-        # Whole GPU-hours keep the table inside an 80-column terminal; the JSON has the decimals.
-        table.add_row(pool, *(_compact(h[k]) for k in keys), str(p["peak_nodes"]), str(p["spot_evictions"]))
-    return table
+@dataclass(frozen=True)
+class Availability:
+    """Inference services: how many started, their downtime and the share of time they were up."""
+
+    services: int = 0
+    downtime_s: float = 0.0
+    availability: float = 1.0
+
+    def to_dict(self) -> dict[str, float]:
+        """JSON form."""
+        return {
+            "services": self.services,
+            "downtime_s": rounded(self.downtime_s),
+            "availability": rounded(self.availability),
+        }
 
 
-def print_summary(console: Console, results: Sequence[RunResult]) -> None:
-    """Print the comparison table, then each run's pool table and warnings."""
-    console.print(summary_table(results))
-    for r in results:
-        console.print(pools_table(r))
-        for warning in r.summary["warnings"]:
-            console.print(f"warning: {warning}", markup=False)
+@dataclass(frozen=True)
+class RunSummary:
+    """Every figure of one run of one platform.
+
+    Fields a search reads (`gpuplane plan`): `cost_per_accepted_unit` (None when nothing was
+    accepted), `team(name).queue_wait.p50_s / p90_s / p99_s`, `worst_p90_wait_s`,
+    `inference.availability`, `completed_share`.
+    """
+
+    platform: str
+    seed: int
+    window_hours: float
+    currency: str
+    workloads: WorkloadCounts
+    accepted_units: float
+    cost_per_accepted_unit: float | None
+    cost: CostBreakdown
+    overheads: CostBreakdown
+    pools: tuple[PoolFigures, ...]
+    teams: tuple[TeamFigures, ...]
+    evictions: int
+    preemptions: int
+    inference: Availability
+    pending_reasons: tuple[tuple[str, int], ...]
+    events: int
+    cycles: int
+    warnings: tuple[str, ...] = ()
+    workload: str = ""
+    skipped_rows: int = 0
+    _by_team: dict[str, TeamFigures] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._by_team.update({t.name: t for t in self.teams})
+
+    def team(self, name: str) -> TeamFigures:
+        """The figures of one team (KeyError for a team the spec does not have)."""
+        return self._by_team[name]
+
+    def pool(self, name: str) -> PoolFigures:
+        """The figures of one pool (KeyError for a pool the twin did not run)."""
+        for p in self.pools:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    @property
+    def completed_share(self) -> float:
+        """Completed workloads over all workloads of the run (rejected ones included); 1 for none."""
+        return self.workloads.completed / self.workloads.total if self.workloads.total else 1.0
+
+    @property
+    def worst_p90_wait_s(self) -> float:
+        """The highest p90 queue wait of any team (0 when no workload started)."""
+        return max((t.queue_wait.p90_s for t in self.teams), default=0.0)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form: stable keys (docs/simulate.md), floats rounded to 6 decimals."""
+        per_unit = self.cost_per_accepted_unit
+        return {
+            "platform": self.platform,
+            "workload": self.workload,
+            "seed": self.seed,
+            "window_hours": rounded(self.window_hours),
+            "currency": self.currency,
+            "workloads": self.workloads.to_dict(),
+            "accepted_units": rounded(self.accepted_units),
+            "cost_per_accepted_unit": None if per_unit is None else rounded(per_unit),
+            "cost": cost_dict(self.cost),
+            "overheads": cost_dict(self.overheads),
+            "pools": {p.name: p.to_dict() for p in self.pools},
+            "teams": {t.name: t.to_dict() for t in self.teams},
+            "interruptions": {"evictions": self.evictions, "preemptions": self.preemptions},
+            "inference": self.inference.to_dict(),
+            "pending_reasons": dict(self.pending_reasons),
+            "engine": {"events": self.events, "cycles": self.cycles},
+            "warnings": list(self.warnings),
+            "skipped_rows": self.skipped_rows,
+        }
+
+
+def cost_dict(c: CostBreakdown) -> dict[str, float]:
+    """A breakdown as JSON: every component, `gpu` and `total`, rounded (the currency is separate)."""
+    return {k: rounded(v) for k, v in c.as_dict().items() if k != "currency"}

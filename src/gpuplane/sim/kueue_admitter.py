@@ -21,7 +21,7 @@ from gpuplane.kueue import (
     schedule_cycle,
 )
 from gpuplane.kueue.objects import ResourceFlavor, SelectorRequirement
-from gpuplane.sim.admission import CycleOutcome
+from gpuplane.sim.admitters import CycleOutcome
 from gpuplane.sim.pools import PoolModel
 from gpuplane.sim.requests import GPU, PodRequest
 from gpuplane.traces import Workload as TraceWorkload
@@ -39,7 +39,7 @@ class TeamQueue:
 
 
 class KueueAdmitter:
-    """`sim.admission.Admitter` on top of `gpuplane.kueue`."""
+    """`sim.admitters.Admitter` on top of `gpuplane.kueue`."""
 
     def __init__(
         self,

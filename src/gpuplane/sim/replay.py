@@ -7,7 +7,7 @@ from typing import Any
 
 from gpuplane.sim.config import SimConfig
 from gpuplane.sim.engine import Engine, Outcome, Progress
-from gpuplane.sim.kueue_admission import KueueAdmitter, TeamQueue
+from gpuplane.sim.kueue_admitter import KueueAdmitter, TeamQueue
 from gpuplane.sim.pools import PoolModel, pool_models
 from gpuplane.sim.requests import shared_resource
 from gpuplane.spec import PlatformSpec

@@ -1,6 +1,6 @@
 """The seam between the twin and admission: what the event loop needs from Kueue.
 
-The twin never decides admission itself. `KueueAdmitter` (in `sim.kueue_admission`) drives
+The twin never decides admission itself. `KueueAdmitter` (in `sim.kueue_admitter`) drives
 `gpuplane.kueue` with the objects `render` derives from the spec; tests may plug in any object
 with this shape.
 """

@@ -1,21 +1,17 @@
-"""What `gpuplane simulate` does between parsing arguments and printing: build the config, run the
-platforms, write the outputs. Kept out of the CLI module so it can be tested without typer."""
+"""The options of `gpuplane simulate`, checked and turned into what a run needs: the `SimConfig`,
+the workload source and the output targets. Bad values are `UsageError`s naming the option."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from gpuplane.baselines import ApiPrices
 from gpuplane.errors import UsageError
-from gpuplane.sim.baselines import baselines_dict, baselines_of
 from gpuplane.sim.config import SimConfig, parse_units
-from gpuplane.sim.engine import Progress
-from gpuplane.sim.outputs import dumps, workloads_csv
-from gpuplane.sim.report import build_report
-from gpuplane.sim.session import RunResult, WorkloadSource, platforms_from, run_all
+from gpuplane.sim.whatif import WorkloadSource
 from gpuplane.traces import Checkpoint
 
+#: Where the HTML report goes when `gpuplane simulate` runs with no arguments at all.
 DEFAULT_REPORT = Path("report.html")
 
 
@@ -44,6 +40,13 @@ class Options:
     units: list[str] = field(default_factory=list)
     api_prices: list[str] = field(default_factory=list)
 
+    @property
+    def report_path(self) -> Path | None:
+        """The HTML report to write: `--report`, or report.html for the built-in example."""
+        if self.report is not None:
+            return self.report
+        return DEFAULT_REPORT if not self.specs and self.workload is None else None
+
 
 def build_config(o: Options) -> SimConfig:
     """The run's SimConfig: defaults overridden by what was given."""
@@ -71,7 +74,8 @@ def _or(value: float | None, fallback: float) -> float:
     return fallback if value is None else value
 
 
-def _checkpoint(o: Options) -> Checkpoint | None:
+def checkpoint(o: Options) -> Checkpoint | None:
+    """The checkpointing `--checkpoint-interval` adds to training that has none, or None."""
     if o.ckpt_interval is None:
         return None
     if o.ckpt_interval <= 0 or o.ckpt_write < 0 or o.ckpt_restore < 0:
@@ -81,41 +85,6 @@ def _checkpoint(o: Options) -> Checkpoint | None:
     return Checkpoint(o.ckpt_interval, o.ckpt_write, o.ckpt_restore)
 
 
-def numbered(path: Path, index: int, count: int) -> Path:
-    """`out.csv` for one platform, `out-1.csv`, `out-2.csv`... for several."""
-    return path if count == 1 else path.with_name(f"{path.stem}-{index + 1}{path.suffix}")
-
-
-def execute(o: Options, progress: Progress | None = None) -> tuple[list[RunResult], list[Path]]:
-    """Run the session and write every requested output; returns the results and written paths.
-
-    Outputs are rendered completely in memory first and then written atomically, so a failure
-    leaves nothing half written.
-    """
-    from gpuplane.outputs import check_file_target, write_text_atomic
-
-    config = build_config(o)
-    report = (
-        o.report if o.report is not None else (DEFAULT_REPORT if not o.specs and o.workload is None else None)
-    )
-    for target in (o.json_out, o.csv_out, report):
-        if target is not None:
-            check_file_target(target)  # before the run, not after it
-    platforms = platforms_from(o.specs)
-    source = WorkloadSource(o.workload, o.fmt, o.team_map, o.strict, o.limit, _checkpoint(o))
-    prices = ApiPrices.parse(o.api_prices)
-    results = run_all(platforms, source, config, progress)
-    for r in results:  # the same accepted work as rented VMs and from a model API
-        r.summary["baselines"] = baselines_dict(*baselines_of(r.spec, r.outcome, config, prices))
-    texts: list[tuple[Path, str]] = []
-    if o.json_out is not None:
-        data = results[0].summary if len(results) == 1 else {"platforms": [r.summary for r in results]}
-        texts.append((o.json_out, dumps(data)))
-    if o.csv_out is not None:
-        for i, r in enumerate(results):
-            texts.append((numbered(o.csv_out, i, len(results)), workloads_csv(r.outcome)))
-    if report is not None:
-        texts.append((report, build_report(results).render()))
-    for path, text in texts:
-        write_text_atomic(path, text)
-    return results, [p for p, _ in texts]
+def workload_source(o: Options) -> WorkloadSource:
+    """Where the run's workloads come from, with the reader's options."""
+    return WorkloadSource(o.workload, o.fmt, o.team_map, o.strict, o.limit, checkpoint(o))

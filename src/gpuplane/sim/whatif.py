@@ -1,4 +1,4 @@
-"""A `simulate` session: which platforms, which workload, and one run per platform on the same seed.
+"""A what-if session: which platforms, which workload, and one run per platform on the same seed.
 
 The built-in example (no arguments) is the packaged platform `data/builtin-platform.yaml` on the
 built-in synthetic week (`gpuplane.traces.builtin_week`); the installed tool needs nothing else.
@@ -10,14 +10,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 from gpuplane.costs import Overheads
 from gpuplane.errors import Problem
 from gpuplane.sim.config import SimConfig
 from gpuplane.sim.engine import Outcome, Progress
 from gpuplane.sim.metrics import summarize
-from gpuplane.sim.run import simulate
+from gpuplane.sim.replay import simulate
+from gpuplane.sim.summary import RunSummary
 from gpuplane.spec import PlatformSpec, load_spec, parse_spec
 from gpuplane.traces import DEFAULT_TEAMS, Checkpoint, Workload, builtin_week, with_checkpoint
 
@@ -32,7 +32,7 @@ def builtin_spec() -> PlatformSpec:
 
 @dataclass
 class Platform:
-    """One platform of a session: a label, its spec."""
+    """One platform of a what-if: a label, its spec."""
 
     label: str
     spec: PlatformSpec
@@ -48,6 +48,11 @@ class WorkloadSource:
     strict: bool = False
     limit: int | None = None
     checkpoint: Checkpoint | None = None
+
+    @property
+    def label(self) -> str:
+        """What reports call the workload."""
+        return "built-in synthetic week" if self.path is None else str(self.path)
 
     def load(self, spec: PlatformSpec, seed: int) -> tuple[list[Workload], list[Problem]]:
         """Workloads with teams mapped onto the spec's teams, and warnings about skipped rows."""
@@ -86,7 +91,7 @@ class RunResult:
     label: str
     spec: PlatformSpec
     outcome: Outcome
-    summary: dict[str, Any]
+    summary: RunSummary
     problems: list[Problem] = field(default_factory=list)
 
 
@@ -108,8 +113,13 @@ def run_all(
     for platform in platforms:
         workloads, problems = source.load(platform.spec, config.seed)
         outcome = simulate(platform.spec, workloads, config, progress)
-        summary = summarize(outcome, config, Overheads.from_spec(platform.spec), platform.label)
-        summary["workload"] = "built-in synthetic week" if source.path is None else str(source.path)
-        summary["skipped_rows"] = len(problems)
+        summary = summarize(
+            outcome,
+            config,
+            Overheads.from_spec(platform.spec),
+            platform.label,
+            workload=source.label,
+            skipped_rows=len(problems),
+        )
         results.append(RunResult(platform.label, platform.spec, outcome, summary, problems))
     return results
