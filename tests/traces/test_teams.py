@@ -81,3 +81,19 @@ def test_records_already_on_the_right_team_are_not_copied() -> None:
     w = _w("a")
     [same] = map_teams([w], ["a"], {"a": "a"})
     assert same is w
+
+
+def test_a_team_of_the_spec_given_in_the_trace_is_kept() -> None:
+    # crc32("vision") % 3 picks "serving" among the sorted teams: the default must not apply to a
+    # workload whose team already is a spec team (a gpuplane CSV's `team` column).
+    teams = ["research", "serving", "vision"]
+    assert default_team("vision", teams) == "serving"
+    written = Workload("j", "vision", "vision", "batch", 0.0, (PodSet("p", 1, 1.0),), run_time=1.0)
+    [kept] = map_teams([written], teams)
+    assert kept.team == "vision"
+
+
+def test_a_team_map_entry_still_wins_over_the_team_as_written() -> None:
+    tmap = parse_team_map("map:\n  vision: research\n", "m.yaml")
+    [mapped] = map_teams([_w("vision")], ["research", "serving", "vision"], tmap)
+    assert mapped.team == "research"

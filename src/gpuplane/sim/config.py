@@ -68,7 +68,6 @@ class SimConfig:
     horizon_s: float | None = None
     accepted_units: tuple[tuple[str, float], ...] = (("training", 1.0), ("inference", 1.0), ("batch", 1.0))
     node_losses: tuple[NodeLoss, ...] = ()
-    max_cycles_per_instant: int = 1000
 
     def unit_weight(self, klass: str) -> float:
         """Accepted units one completed workload of `klass` is worth."""

@@ -26,6 +26,19 @@ FINISH, READY, LOSS, SCALE_DOWN, INJECT = range(5)
 #: Called now and then with (simulated time, share of workloads submitted so far).
 Progress = Callable[[float, float], None]
 _NEVER = float("inf")
+
+
+def livelock_guard(workloads: int) -> int:
+    """Scheduling cycles one instant may take before it counts as a livelock and is cut short.
+
+    Every cycle that asks for another one admitted, preempted or set aside a workload. Without
+    preemption each workload is admitted at most once and set aside at most once per instant, so
+    a run needs at most 2 x workloads + 1 cycles; the guard allows twice that and more, so it only
+    ends instants that would never end (preemptions going round in circles).
+    """
+    return 4 * workloads + 1024
+
+
 _REJECT_REASONS = (
     "their team is not in the spec",
     "they request no GPU",
@@ -86,7 +99,7 @@ class Engine:
         self.cycles = 0
         self.warnings: list[str] = []
         self._model_warned = 0
-        self._cycle_cap_hits = 0
+        self._livelocks = 0
         self._shapes: dict[
             tuple[object, ...], tuple[tuple[PodRequest, ...], tuple[int, ...], list[tuple[str, int]]]
         ] = {}
@@ -227,9 +240,12 @@ class Engine:
 
     # ---- settling one instant ------------------------------------------------------------------
     def _settle(self, now: float) -> None:
-        rounds = 0
-        while self.kueue_dirty and rounds < self.config.max_cycles_per_instant:
+        rounds, guard = 0, livelock_guard(len(self.runs))
+        while self.kueue_dirty:
             rounds += 1
+            if rounds > guard:
+                self._livelocks += 1
+                break
             self.kueue_dirty = False
             outcome = self.admitter.cycle(now)
             self.cycles += outcome.ran
@@ -239,8 +255,6 @@ class Engine:
                 self._admitted(self.runs[wl], pools[0], now)
             if outcome.admitted or outcome.preempted or outcome.requeued:
                 self.kueue_dirty = True
-        if self.kueue_dirty:
-            self._cycle_cap_hits += 1
         self.kueue_dirty = False
         for pool in sorted(self.place_dirty):
             self._place_pool(pool, now)
@@ -408,10 +422,10 @@ class Engine:
         for count, why in zip(self.rejected, _REJECT_REASONS, strict=True):
             if count:
                 self.warnings.append(f"{count} workloads not simulated: {why}")
-        if self._cycle_cap_hits:
+        if self._livelocks:
             self.warnings.append(
-                f"{self._cycle_cap_hits} instants hit the limit of {self.config.max_cycles_per_instant} "
-                "scheduling cycles; the rest waited for the next event"
+                f"{self._livelocks} instants kept preempting and admitting without end (a livelock); "
+                "their scheduling cycles were stopped and the rest waited for the next event"
             )
         if self._model_warned:
             self.warnings.append(

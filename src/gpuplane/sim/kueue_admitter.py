@@ -96,9 +96,12 @@ class KueueAdmitter:
     ) -> None:
         """Create the Kueue Workload in the team's LocalQueue."""
         team = self.teams[workload.team]
+        # The UID breaks queue-order ties: zero-padded submission order, so workloads submitted at
+        # one instant with one priority are admitted in file order (not by name as text).
         kwl = Workload(
             namespace=team.namespace,
             name=f"wl-{wl}",
+            uid=f"{wl:012d}",
             queue_name=team.local_queue,
             priority=workload.priority or team.priority,
             creation_time=workload.submit,

@@ -7,9 +7,11 @@ Team-map file::
       6214e9: team-a         # a trace queue / virtual cluster / QoS ...
       user-12: team-b        # ... or a user (the queue is looked up first)
 
-Keys and values are read as written (`0123` stays "0123", not the number 83). Without a map entry
-or `default`, a queue goes to `sorted(teams)[crc32(queue) % len(teams)]`: stable across runs and
-machines (Python's `hash` is salted per process, so it is not used).
+Keys and values are read as written (`0123` stays "0123", not the number 83). The team of a
+workload is, in this order: the map's entry for its queue, the map's entry for its user, its
+`team` as given when that already is a team of the spec (a gpuplane CSV's `team` column), the
+map's `default`, else `sorted(teams)[crc32(queue) % len(teams)]`: stable across runs and machines
+(Python's `hash` is salted per process, so it is not used).
 """
 
 from __future__ import annotations
@@ -141,7 +143,7 @@ def _as_map(mapping: TeamMap | Mapping[str, str] | None) -> TeamMap:
 def iter_map_teams(
     workloads: Iterable[Workload], teams: Sequence[str], mapping: TeamMap | Mapping[str, str] | None = None
 ) -> Iterator[Workload]:
-    """Stream the workloads with `team` set to a spec team (queue, user, default, then hash).
+    """Stream the workloads with `team` set to a spec team (queue, user, team as given, default, hash).
 
     The map is checked against `teams` at once, before the first workload is read.
     """
@@ -153,14 +155,16 @@ def iter_map_teams(
 
 
 def _mapped(workloads: Iterable[Workload], teams: Sequence[str], tmap: TeamMap) -> Iterator[Workload]:
-    cache: dict[tuple[str, str | None], str] = {}
+    known = set(teams)
+    cache: dict[tuple[str, str | None, str], str] = {}
     for w in workloads:
-        key = (w.queue, w.user)
+        key = (w.queue, w.user, w.team)
         team = cache.get(key)
         if team is None:
             team = (
                 tmap.mapping.get(w.queue)
                 or (tmap.mapping.get(w.user) if w.user else None)
+                or (w.team if w.team in known else None)
                 or tmap.default
                 or default_team(w.queue, teams)
             )
