@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpuplane.costs import PoolPrice
-from gpuplane.sim.kueue_admitter import TeamQueue
+from gpuplane.sim.admitters import TeamQueue
 from gpuplane.sim.pools import PoolModel
 
 
@@ -21,6 +21,7 @@ def pool(
     hourly: float = 8.0,
     classes: tuple[str, ...] = ("training", "batch", "inference"),
     fractions: dict[str, float] | None = None,
+    sharing: str = "exclusive",
 ) -> PoolModel:
     """A pool of `gpus`-GPU nodes; `per_gpu` defaults to one whole GPU each."""
     per = per_gpu or {"nvidia.com/gpu": 1}
@@ -40,7 +41,7 @@ def pool(
         spot=spot,
         price=PoolPrice(name, hourly, hourly, spot, gpus, "test"),
         workload_classes=classes,
-        sharing="exclusive",
+        sharing=sharing,
     )
 
 

@@ -50,11 +50,30 @@ def test_failed_trace_job_stops_at_the_same_point_and_counts_as_failed() -> None
     assert out.ledger.gs[0][0][FAILED] == 4 * 250.0 and out.ledger.gs[0][0][USEFUL] == 0.0
 
 
+def test_a_preempted_victim_holds_its_gpus_for_the_grace_then_resumes_from_its_checkpoint() -> None:
+    pools, teams, objects = one_team(min_nodes=1, max_nodes=1)
+    low = wl("low", 0.0, 8, 7200.0, priority=10, checkpoint=Checkpoint(1800, 0, 60))
+    high = wl("high", 2000.0, 8, 1000.0, priority=100)
+    out = simulate_objects(pools, teams, objects, [low, high], SimConfig(preemption_grace_s=30.0, **QUIET))
+    lo, hi = out.runs
+    # high preempts low at 2000; low stops working then (1800 s saved, 200 s lost) but its pods
+    # terminate for 30 s, holding quota and GPUs: high is admitted and starts at 2030.
+    assert lo.preemptions == 1 and hi.first_admit == 2030.0 and hi.first_start == 2030.0
+    assert hi.quota_wait == 30.0 and hi.end == 3030.0
+    # low waits for quota until high ends, restores for 60 s and runs the remaining 5400 s.
+    assert lo.end == 3030.0 + 60 + (7200 - 1800)
+    assert lo.lost_gs == (200 + 30 + 60) * 8
+    assert out.ledger.gs[0][0][LOST] == (200 + 30 + 60) * 8
+    assert out.ledger.gs[0][0][USEFUL] == 8 * (7200 + 1000)
+    held = sum(r.held_gs for r in out.runs)
+    assert held == sum(out.ledger.gs[0][0])
+
+
 def test_higher_priority_preempts_and_the_victim_resumes_from_its_checkpoint() -> None:
     pools, teams, objects = one_team(min_nodes=1, max_nodes=1)
     low = wl("low", 0.0, 8, 7200.0, priority=10, checkpoint=Checkpoint(1800, 0, 60))
     high = wl("high", 2000.0, 8, 1000.0, priority=100)
-    out = simulate_objects(pools, teams, objects, [low, high], SimConfig(**QUIET))
+    out = simulate_objects(pools, teams, objects, [low, high], SimConfig(preemption_grace_s=0.0, **QUIET))
     lo, hi = out.runs
     assert lo.preemptions == 1 and hi.first_start == 2000.0 and hi.end == 3000.0
     # low kept 1800 s of progress and lost 200 s; back at 3000 it restores for 60 s (counted as

@@ -16,13 +16,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gpuplane.sim import engine as engine_mod
+from gpuplane.sim.admitters import AdmissionSetup, admitter_factory, admitter_names
 from gpuplane.sim.cluster import Cluster
 from gpuplane.sim.config import SimConfig
+from gpuplane.sim.engine import Engine
 from gpuplane.sim.kueue_admitter import KueueAdmitter
-from gpuplane.sim.replay import simulate_objects
+from gpuplane.sim.requests import shared_resource
 from gpuplane.sim.state import DONE, USEFUL
 from gpuplane.traces import Checkpoint, PodSet, Workload
+from tests.support import admitters as _test_admitters  # noqa: F401  (registers tests-unlimited)
 
 from .helpers import cluster_queue, flavor, local_queue, pool, team
 
@@ -129,76 +131,97 @@ def kueue_objects(platform: dict[str, Any]) -> list[dict[str, Any]]:
     return objects
 
 
-class Watch:
-    """Instruments one run: device checks after each placement, quota checks after each cycle."""
+class Watched:
+    """An admitter wrapped through the twin's public seam (`admitter=`): it checks, at every call
+    the engine makes, that no device unit is held twice, that Kueue's quota holds, and that time
+    never goes backwards; it counts each workload's finish."""
 
-    def __init__(self, platform: dict[str, Any]) -> None:
+    def __init__(self, inner: Any, platform: dict[str, Any]) -> None:
+        self.inner = inner
+        self.notes = inner.notes
         self.platform = platform
         self.times: list[float] = []
         self.finishes: Counter[int] = Counter()
+        self.cluster: Cluster | None = None
 
-    def check_devices(self, cluster: Cluster) -> None:
-        held: Counter[tuple[int, int, str]] = Counter()
-        for allocs in cluster.allocs.values():
-            for node_id, gpu, res, units in allocs:
-                held[(node_id, gpu, res)] += units
-        for node in cluster.nodes.values():
-            per_gpu = dict(cluster.pools[node.pool].per_gpu)
-            for gpu, free in enumerate(node.gpu_free):
-                for res, cap in per_gpu.items():
-                    assert 0 <= free[res] <= cap
-                    assert free[res] + held[(node.id, gpu, res)] == cap, "a device unit is held twice or lost"
+    def _check(self, now: float) -> None:
+        self.times.append(now)
+        if self.cluster is not None:
+            check_devices(self.cluster)
 
-    def check_quota(self, admitter: KueueAdmitter) -> None:
-        usage: dict[str, Counter[tuple[str, str]]] = {}
-        for w in admitter.snap.admitted():
-            assert w.admission is not None
-            usage.setdefault(w.admission.cluster_queue, Counter()).update(w.admitted_usage())
-        total: Counter[tuple[str, str]] = Counter()
-        nominal_sum: Counter[tuple[str, str]] = Counter()
-        for name, (per, borrowing) in self.platform["quotas"].items():
-            for fl, resources in per.items():
-                for res, nominal in resources.items():
-                    used = usage.get(name, Counter())[(fl, res)] // 1000
-                    nominal_sum[(fl, res)] += nominal
-                    total[(fl, res)] += used
-                    if borrowing is not None:
-                        assert used <= nominal + borrowing
-        for key, used in total.items():
-            assert used <= nominal_sum[key], "cohort usage above the sum of nominal quotas"
+    def submit(self, wl: int, workload: Workload, requests: Any, pools: Any, now: float) -> None:
+        self._check(now)
+        self.inner.submit(wl, workload, requests, pools, now)
 
+    def finish(self, wl: int, now: float) -> None:
+        self._check(now)
+        self.finishes[wl] += 1
+        self.inner.finish(wl, now)
 
-def run_watched(platform: dict[str, Any], jobs: list[Workload], config: SimConfig) -> tuple[Any, Watch]:
-    watch = Watch(platform)
-    place, settle, finish = Cluster.place, engine_mod.Engine._settle, engine_mod.Engine._finish
-    cycle = KueueAdmitter.cycle
+    def release(self, wl: int, now: float) -> None:
+        self._check(now)
+        self.inner.release(wl, now)
 
-    def place_checked(self: Cluster, wl: int, pool_index: int, pods: list[tuple[str, int]]) -> bool:
-        ok = place(self, wl, pool_index, pods)
-        watch.check_devices(self)
-        return ok
-
-    def settle_checked(self: engine_mod.Engine, now: float) -> None:
-        watch.times.append(now)
-        settle(self, now)
-
-    def finish_counted(self: engine_mod.Engine, run: Any, now: float) -> None:
-        watch.finishes[run.idx] += 1
-        finish(self, run, now)
-
-    def cycle_checked(self: KueueAdmitter, now: float) -> Any:
-        out = cycle(self, now)
-        watch.check_quota(self)
+    def cycle(self, now: float) -> Any:
+        self._check(now)
+        out = self.inner.cycle(now)
+        if isinstance(self.inner, KueueAdmitter):
+            check_quota(self.inner, self.platform)
         return out
 
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(Cluster, "place", place_checked)
-        mp.setattr(engine_mod.Engine, "_settle", settle_checked)
-        mp.setattr(engine_mod.Engine, "_finish", finish_counted)
-        mp.setattr(KueueAdmitter, "cycle", cycle_checked)
-        teams = [team(name) for name in platform["quotas"]]
-        out = simulate_objects(platform["pools"], teams, kueue_objects(platform), jobs, config)
-    return out, watch
+    def tolerations(self, pool: int) -> frozenset[tuple[str, str]]:
+        return self.inner.tolerations(pool)  # type: ignore[no-any-return]
+
+    def pending_reasons(self) -> dict[int, str]:
+        return self.inner.pending_reasons()  # type: ignore[no-any-return]
+
+
+def check_devices(cluster: Cluster) -> None:
+    held: Counter[tuple[int, int, str]] = Counter()
+    for allocs in cluster.allocs.values():
+        for node_id, gpu, res, units in allocs:
+            held[(node_id, gpu, res)] += units
+    for node in cluster.nodes.values():
+        per_gpu = dict(cluster.pools[node.pool].per_gpu)
+        for gpu, free in enumerate(node.gpu_free):
+            for res, cap in per_gpu.items():
+                assert 0 <= free[res] <= cap
+                assert free[res] + held[(node.id, gpu, res)] == cap, "a device unit is held twice or lost"
+
+
+def check_quota(admitter: KueueAdmitter, platform: dict[str, Any]) -> None:
+    usage: dict[str, Counter[tuple[str, str]]] = {}
+    for w in admitter.snap.admitted():
+        assert w.admission is not None
+        usage.setdefault(w.admission.cluster_queue, Counter()).update(w.admitted_usage())
+    total: Counter[tuple[str, str]] = Counter()
+    nominal_sum: Counter[tuple[str, str]] = Counter()
+    for name, (per, borrowing) in platform["quotas"].items():
+        for fl, resources in per.items():
+            for res, nominal in resources.items():
+                used = usage.get(name, Counter())[(fl, res)] // 1000
+                nominal_sum[(fl, res)] += nominal
+                total[(fl, res)] += used
+                if borrowing is not None:
+                    assert used <= nominal + borrowing
+    for key, used in total.items():
+        assert used <= nominal_sum[key], "cohort usage above the sum of nominal quotas"
+
+
+def run_watched(
+    platform: dict[str, Any], jobs: list[Workload], config: SimConfig, admitter: str = "kueue"
+) -> tuple[Any, Watched]:
+    """Run the twin with the registered `admitter` wrapped in checks (the public `admitter=` seam)."""
+    teams = [team(name) for name in platform["quotas"]]
+    setup = AdmissionSetup(kueue_objects(platform), platform["pools"], teams)
+    watched = Watched(admitter_factory(admitter)(setup), platform)
+    engine = Engine(
+        platform["pools"], [t.name for t in teams], watched, config, shared_resource(platform["pools"])
+    )
+    watched.cluster = engine.cluster
+    out = engine.run(jobs)
+    check_devices(engine.cluster)
+    return out, watched
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -208,9 +231,11 @@ def run_watched(platform: dict[str, Any], jobs: list[Workload], config: SimConfi
     spot=st.sampled_from([0.0, 0.5]),
     fail=st.sampled_from([0.0, 0.2]),
     horizon=st.one_of(st.none(), st.integers(5_000, 60_000)),
+    grace=st.sampled_from([0.0, 30.0]),
 )
+@pytest.mark.parametrize("admitter", admitter_names())
 def test_invariants_hold_on_random_platforms(
-    data: st.DataObject, seed: int, spot: float, fail: float, horizon: int | None
+    admitter: str, data: st.DataObject, seed: int, spot: float, fail: float, horizon: int | None, grace: float
 ) -> None:
     platform = data.draw(platforms())
     jobs = data.draw(workloads(list(platform["quotas"]), platform["mig"]))
@@ -221,8 +246,9 @@ def test_invariants_hold_on_random_platforms(
         provisioning_delay_s=300,
         scale_down_unneeded_s=600,
         horizon_s=None if horizon is None else float(horizon),
+        preemption_grace_s=grace,
     )
-    out, watch = run_watched(platform, jobs, config)
+    out, watch = run_watched(platform, jobs, config, admitter)
     assert watch.times == sorted(watch.times), "simulated time went backwards"
     for run in out.runs:
         if run.state == DONE:

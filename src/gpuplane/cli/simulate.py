@@ -103,6 +103,30 @@ def simulate_command(
             "--scale-down-unneeded", help="Seconds a node stays empty before scale-down.", show_default=False
         ),
     ] = None,
+    grace: Annotated[
+        float | None,
+        typer.Option(
+            "--preemption-grace",
+            help="Seconds a preempted workload's pods take to go; its quota and GPUs stay taken until then.",
+            show_default=False,
+        ),
+    ] = None,
+    time_slicing_interference: Annotated[
+        float | None,
+        typer.Option(
+            "--time-slicing-interference",
+            help="Slowdown s of time-sliced GPUs: k busy pods each run at 1/(1+s(k-1)) (default 1: 1/k).",
+            show_default=False,
+        ),
+    ] = None,
+    mps_interference: Annotated[
+        float | None,
+        typer.Option(
+            "--mps-interference",
+            help="Slowdown s of MPS-shared GPUs, as for time-slicing (default 0: no slowdown).",
+            show_default=False,
+        ),
+    ] = None,
     ckpt_interval: Annotated[
         float | None,
         typer.Option(
@@ -159,6 +183,9 @@ def simulate_command(
         failure_rate=failure_rate,
         provisioning=provisioning,
         unneeded=unneeded,
+        grace=grace,
+        time_slicing_interference=time_slicing_interference,
+        mps_interference=mps_interference,
         ckpt_interval=ckpt_interval,
         ckpt_write=ckpt_write,
         ckpt_restore=ckpt_restore,

@@ -212,6 +212,11 @@ class PodSet:
     tolerations: tuple[Toleration, ...] = ()
     affinity_terms: tuple[tuple[SelectorRequirement, ...], ...] | None = None
     per_pod: dict[str, int] = field(init=False, repr=False)
+    #: Memo of `flavor_assigner.flavor_mismatch` per flavor name: (flavor, verdict). The pod
+    #: set's selectors and tolerations never change, so the verdict holds for that flavor object.
+    mismatch: dict[str, tuple[object, str | None]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         self.per_pod = {res: parse_quantity(q) for res, q in self.requests.items()}
@@ -262,16 +267,18 @@ class Workload:
     """`metadata.ownerReferences` as (kind, name, uid): the job object a Workload belongs to."""
     runtime_hint: tuple[float, str] | None = None
     """(seconds, source) the workload is known or expected to run, for `explain --eta`."""
+    #: `namespace/name`, the identity used everywhere (set once: both are fixed at creation).
+    key: str = field(init=False, repr=False, compare=False)
+    #: Scheduling-equivalence shape, memoised by `queues.shape_of` (pod sets are fixed at creation).
+    shape: tuple[object, ...] | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.key = f"{self.namespace}/{self.name}"
 
     @property
     def order_time(self) -> float:
         """Queue-order timestamp: creation, or the eviction time for timeout/check evictions."""
         return self.creation_time if self.requeue_time is None else self.requeue_time
-
-    @property
-    def key(self) -> str:
-        """`namespace/name`, the identity used everywhere."""
-        return f"{self.namespace}/{self.name}"
 
     def can_be_partially_admitted(self) -> bool:
         """True when some pod set declares a minCount below its count."""

@@ -23,18 +23,21 @@ Shape = tuple[object, ...]
 
 def shape_of(wl: Workload) -> Shape:
     """Scheduling-equivalence hash: pod sets' names, counts, requests, selectors, tolerations."""
-    return tuple(
-        (
-            ps.name,
-            ps.count,
-            ps.min_count,
-            tuple(sorted(ps.per_pod.items())),
-            tuple(sorted(ps.node_selector.items())),
-            ps.tolerations,
-            ps.affinity_terms,
+    shape = wl.shape
+    if shape is None:
+        shape = wl.shape = tuple(
+            (
+                ps.name,
+                ps.count,
+                ps.min_count,
+                tuple(sorted(ps.per_pod.items())),
+                tuple(sorted(ps.node_selector.items())),
+                ps.tolerations,
+                ps.affinity_terms,
+            )
+            for ps in wl.pod_sets
         )
-        for ps in wl.pod_sets
-    )
+    return shape
 
 
 def queue_order_key(wl: Workload, sticky: bool = False) -> tuple[int, int, float, str, str]:
@@ -43,18 +46,41 @@ def queue_order_key(wl: Workload, sticky: bool = False) -> tuple[int, int, float
 
 
 class ClusterQueueQueue:
-    """The pending workloads of one ClusterQueue."""
+    """The pending workloads of one ClusterQueue.
 
-    __slots__ = ("_by_shape", "_heap", "_live", "_shape", "inadmissible", "sticky", "strategy")
+    `active`, when given, is a set shared by all queues of a snapshot that holds the `name` of
+    every queue whose heap is not empty, so a cycle finds its heads without looking at idle
+    queues.
+    """
 
-    def __init__(self, strategy: str) -> None:
+    __slots__ = (
+        "_by_shape",
+        "_heap",
+        "_live",
+        "_shape",
+        "active",
+        "inadmissible",
+        "name",
+        "sticky",
+        "strategy",
+    )
+
+    def __init__(self, strategy: str, name: str = "", active: set[str] | None = None) -> None:
         self.strategy = strategy
+        self.name = name
+        self.active: set[str] = active if active is not None else set()
         self._heap: list[tuple[tuple[int, int, float, str, str], int, Workload]] = []
         self._live: dict[str, int] = {}
         self._shape: dict[str, Shape] = {}
         self._by_shape: dict[Shape, dict[str, Workload]] = {}
         self.inadmissible: dict[str, Workload] = {}
         self.sticky: str | None = None
+
+    def _dropped(self, key: str) -> None:
+        """`key` left the heap: forget its live entry, and leave the active set when empty."""
+        live = self._live
+        if live.pop(key, None) is not None and not live:
+            self.active.discard(self.name)
 
     def _unindex(self, key: str) -> None:
         shape = self._shape.pop(key, None)
@@ -72,6 +98,8 @@ class ClusterQueueQueue:
         """Put a workload into the active heap (replacing any older entry for it)."""
         self.inadmissible.pop(wl.key, None)
         seq = next(_SEQ)
+        if not self._live:
+            self.active.add(self.name)
         self._live[wl.key] = seq
         shape = shape_of(wl)
         self._unindex(wl.key)
@@ -84,13 +112,13 @@ class ClusterQueueQueue:
 
     def park(self, wl: Workload) -> None:
         """Put a workload into the inadmissible set."""
-        self._live.pop(wl.key, None)
+        self._dropped(wl.key)
         self._unindex(wl.key)
         self.inadmissible[wl.key] = wl
 
     def delete(self, key: str) -> None:
         """Forget a workload (admitted, finished or deleted)."""
-        self._live.pop(key, None)
+        self._dropped(key)
         self._unindex(key)
         self.inadmissible.pop(key, None)
         if self.sticky == key:
@@ -102,13 +130,15 @@ class ClusterQueueQueue:
         while heap:
             _, seq, wl = heapq.heappop(heap)
             if self._live.get(wl.key) == seq:
-                del self._live[wl.key]
+                self._dropped(wl.key)
                 self._unindex(wl.key)
                 return wl
         return None
 
     def requeue_inadmissible(self) -> None:
         """Move every inadmissible workload back to the heap (capacity may have been freed)."""
+        if not self.inadmissible:
+            return
         parked = list(self.inadmissible.values())
         self.inadmissible.clear()
         for wl in parked:
@@ -122,10 +152,12 @@ class ClusterQueueQueue:
             return INADMISSIBLE
         return None
 
-    def park_equivalent(self, wl: Workload) -> None:
-        """SchedulingEquivalenceHashing: park heap workloads shaped like `wl` (same fate)."""
-        for other in list(self._by_shape.get(shape_of(wl), {}).values()):
+    def park_equivalent(self, wl: Workload) -> int:
+        """SchedulingEquivalenceHashing: park heap workloads shaped like `wl` (same fate); how many."""
+        others = list(self._by_shape.get(shape_of(wl), {}).values())
+        for other in others:
             self.park(other)
+        return len(others)
 
     def heap_workloads(self) -> Iterator[Workload]:
         """Workloads in the active heap, in queue order."""

@@ -47,9 +47,15 @@ class Pending:
 
 @dataclass
 class CycleResult:
-    """Outcome of one cycle; `pending` covers every workload holding no quota."""
+    """Outcome of one cycle; `pending` covers every workload holding no quota.
+
+    `parked` counts the pending workloads the cycle set aside as inadmissible (heads and the
+    heap workloads shaped like them): after a cycle that parked some, the next cycle sees other
+    heads even when nothing else changed.
+    """
 
     cycle: int
     admitted: list[Admitted] = field(default_factory=list)
     preempted: list[Preempted] = field(default_factory=list)
     pending: list[Pending] = field(default_factory=list)
+    parked: int = 0

@@ -50,9 +50,11 @@ class Entry:
 
 
 def _heads(snap: Snapshot) -> list[Workload]:
+    """One head per active ClusterQueue with a non-empty heap, in ClusterQueue name order."""
     heads = []
-    for name in sorted(snap.cqs):
-        state = snap.cqs[name]
+    cqs = snap.cqs
+    for name in sorted(snap.active):
+        state = cqs[name]
         if state.inactive is not None:
             continue
         wl = state.queue.pop()
@@ -81,7 +83,6 @@ def _nominate(snap: Snapshot, heads: list[Workload]) -> tuple[list[Entry], list[
             bad.append(e)
             continue
         e.assignment, e.targets = assignments(snap, wl, state)
-        snap.scan[wl.key] = ScanState(dict(e.assignment.last_tried), state.generation)
         entries.append(e)
     return entries, bad
 
@@ -190,31 +191,39 @@ def _admit(snap: Snapshot, e: Entry, usage: dict[FR, int], result: CycleResult) 
     result.admitted.append(Admitted(e.wl.key, e.state.name, out_ps, e.assignment.borrowing))
 
 
-def _requeue(snap: Snapshot, e: Entry) -> None:
+def _requeue(snap: Snapshot, e: Entry) -> int:
+    """Put a head that was not admitted back: heap or inadmissible set; returns how many were parked."""
     q = e.state.queue
     if e.status == "admitted":
-        return
+        return 0
     reason = e.requeue
     if e.status == "skipped" and reason == GENERIC:
         reason = FAILED_AFTER_NOMINATION
         snap.scan.pop(e.wl.key, None)
+    elif reason != PENDING_PREEMPTION and e.assignment is not None:
+        # FlavorFungibilityPreserveScanProgress: the next nomination resumes the flavor scan.
+        snap.scan[e.wl.key] = ScanState(dict(e.assignment.last_tried), e.state.generation)
     if reason == PENDING_PREEMPTION:
         if q.strategy != "StrictFIFO":
             q.sticky = e.wl.key
         q.push(e.wl)
-        return
+        return 0
     if q.sticky == e.wl.key:
         q.sticky = None
     if q.strategy == "StrictFIFO":
-        (q.park if reason == NAMESPACE_MISMATCH else q.push)(e.wl)
-        return
+        if reason == NAMESPACE_MISMATCH:
+            q.park(e.wl)
+            return 1
+        q.push(e.wl)
+        return 0
     pending_flavors = e.assignment is not None and e.assignment.pending_flavors()
     if reason == FAILED_AFTER_NOMINATION or (not e.inadmissible and pending_flavors):
         q.push(e.wl)
-        return
+        return 0
     q.park(e.wl)
     if not e.inadmissible and reason == GENERIC:
-        q.park_equivalent(e.wl)
+        return 1 + q.park_equivalent(e.wl)
+    return 1
 
 
 def schedule_cycle(snap: Snapshot, explain_pending: bool = False) -> CycleResult:
@@ -238,7 +247,7 @@ def schedule_cycle(snap: Snapshot, explain_pending: bool = False) -> CycleResult
     for e in bad:
         snap.last_reason[e.wl.key] = e.message
     for e in (*entries, *bad):
-        _requeue(snap, e)
+        result.parked += _requeue(snap, e)
     if explain_pending:
         result.pending = pending_report(snap)
     return result

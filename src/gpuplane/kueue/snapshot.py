@@ -82,6 +82,11 @@ class Snapshot:
         self.notes: list[str] = []
         self.now = 0.0
         self.cycle = 0
+        #: ClusterQueues whose heap is not empty (kept by their queues).
+        self.active: set[str] = set()
+        #: Per ClusterQueue, the queues of every ClusterQueue in its cohort tree (the tree is
+        #: fixed once built), which a release of quota wakes up.
+        self._tree_queues: dict[str, list[ClusterQueueQueue]] = {}
 
     # ----------------------------------------------------------------- building
     @classmethod
@@ -150,7 +155,7 @@ class Snapshot:
         for cq in cqs:
             node = rn.Node(cq.name, is_cq=True, weight=cq.fair_weight)
             node.set_quotas(cq.resource_groups)
-            state = CQState(cq, node, ClusterQueueQueue(cq.queueing_strategy))
+            state = CQState(cq, node, ClusterQueueQueue(cq.queueing_strategy, cq.name, self.active))
             for group in cq.resource_groups:
                 for res in group.covered_resources:
                     state.group_of.setdefault(res, group)  # first group wins, as RGByResource
@@ -165,6 +170,9 @@ class Snapshot:
             if state.node.parent is None:
                 rn.compute_quotas(state.node)
             state.inactive = self._inactive_reason(state, cyclic)
+        for state in self.cqs.values():
+            tree = [self.cqs[n.name].queue for n in state.node.root().subtree_cqs()]
+            self._tree_queues[state.name] = tree
 
     def _inactive_reason(self, state: CQState, cyclic: set[str]) -> str | None:
         spec = state.spec
@@ -180,6 +188,15 @@ class Snapshot:
         return None
 
     # ----------------------------------------------------------------- lookups
+    def has_heads(self) -> bool:
+        """Whether a scheduling cycle would find a head: some active ClusterQueue's heap is not empty.
+
+        Without heads a cycle changes nothing (every pending workload is set aside as inadmissible
+        or waits in a queue that is stopped or inactive), so a caller may skip it.
+        """
+        cqs = self.cqs
+        return any(cqs[name].inactive is None for name in self.active)
+
     def cq_for(self, wl: Workload) -> tuple[str | None, str | None]:
         """(ClusterQueue name, problem): resolve the workload's LocalQueue."""
         if wl.admission is not None:
@@ -274,8 +291,9 @@ class Snapshot:
         """Capacity may be free: requeue inadmissible workloads of the whole cohort tree."""
         if state is None:
             return
-        for cq_node in state.node.root().subtree_cqs():
-            self.cqs[cq_node.name].queue.requeue_inadmissible()
+        for queue in self._tree_queues[state.name]:
+            if queue.inadmissible:
+                queue.requeue_inadmissible()
 
     def finish(self, key: str) -> None:
         """A workload ended (or was deleted): release its quota or drop it from its queue."""

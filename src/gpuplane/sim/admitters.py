@@ -1,31 +1,63 @@
-"""The seam between the twin and admission: what the event loop needs from Kueue.
+"""The seam between the twin and admission: what the event loop needs from a quota admitter, and
+the registry of admitters the twin can be built with.
 
-The twin never decides admission itself. `KueueAdmitter` (in `sim.kueue_admitter`) drives
-`gpuplane.kueue` with the objects `render` derives from the spec; tests may plug in any object
-with this shape.
+The twin never decides admission itself. The built-in admitter, `kueue` (sim/kueue_admitter.py),
+drives `gpuplane.kueue` with the objects `render` derives from the spec. Another admitter (a
+different queueing system, or a test double that checks invariants around the real one)
+implements `Admitter` and registers a factory under a name:
+
+    @register_admitter("my-admitter")
+    def _build(setup: AdmissionSetup) -> Admitter: ...
+
+`simulate(..., admitter="my-admitter")` then uses it; `admitter=` also takes a factory directly.
+docs/contributing.md ("Adding an admitter") has the checklist; tests/sim/test_admitters.py runs
+every registered admitter through the twin's invariants.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
+from gpuplane.errors import UsageError
+from gpuplane.sim.pools import PoolModel
 from gpuplane.sim.requests import PodRequest
 from gpuplane.traces import Workload
 
 
+@dataclass(frozen=True)
+class TeamQueue:
+    """Where a team's workloads are submitted: namespace, LocalQueue and default priority."""
+
+    name: str
+    namespace: str
+    local_queue: str
+    priority: int = 0
+
+
 @dataclass
 class CycleOutcome:
-    """One scheduling cycle: workloads admitted (with the pool of each pod set) and victims evicted."""
+    """One scheduling cycle: workloads admitted (with the pool of each pod set) and victims preempted.
+
+    `requeued`: heads were set aside, so another cycle at this instant sees other heads;
+    `ran`: False when the cycle was skipped (no heads: it could change nothing).
+    """
 
     admitted: list[tuple[int, tuple[int, ...]]] = field(default_factory=list)
     preempted: list[int] = field(default_factory=list)
-    requeued: bool = False  # heads were parked: the next cycle at this instant sees other heads
-    ran: bool = True  # False when the cycle was skipped (no heads: it could change nothing)
+    requeued: bool = False
+    ran: bool = True
 
 
 class Admitter(Protocol):
-    """Quota admission as the event loop drives it. Workloads are named by their index."""
+    """Quota admission as the event loop drives it. Workloads are named by their index.
+
+    A preempted workload keeps its quota until the twin calls `release` (when its pods are gone);
+    a workload that ends gives its quota back with `finish`.
+    """
+
+    notes: list[str]
 
     def submit(
         self,
@@ -40,11 +72,61 @@ class Admitter(Protocol):
     def finish(self, wl: int, now: float) -> None:
         """An admitted workload ended; its quota is released."""
 
+    def release(self, wl: int, now: float) -> None:
+        """A preempted workload's pods are gone: its quota is released and it queues again."""
+
     def cycle(self, now: float) -> CycleOutcome:
-        """Run one scheduling cycle. Victims are already requeued when it returns."""
+        """Run one scheduling cycle."""
 
     def tolerations(self, pool: int) -> frozenset[tuple[str, str]]:
         """Tolerations admission adds to pods placed in `pool` (a ResourceFlavor's tolerations)."""
 
     def pending_reasons(self) -> dict[int, str]:
         """Why each workload still waiting for quota waits (for the end-of-run report)."""
+
+
+@dataclass(frozen=True)
+class AdmissionSetup:
+    """What an admitter is built from: the Kueue objects of the platform, its pools and teams."""
+
+    objects: Sequence[Mapping[str, Any]]
+    pools: list[PoolModel]
+    teams: list[TeamQueue]
+    fair_sharing: bool | None = None
+
+
+AdmitterFactory = Callable[[AdmissionSetup], Admitter]
+_REGISTRY: dict[str, AdmitterFactory] = {}
+
+
+def register_admitter(name: str) -> Callable[[AdmitterFactory], AdmitterFactory]:
+    """Register a factory under `name` (a decorator); registering a name twice is a bug."""
+
+    def add(factory: AdmitterFactory) -> AdmitterFactory:
+        if name in _REGISTRY:
+            raise ValueError(f"admitter {name!r} is already registered")
+        _REGISTRY[name] = factory
+        return factory
+
+    return add
+
+
+def _load_builtins() -> None:
+    import gpuplane.sim.kueue_admitter  # noqa: F401  (registers "kueue")
+
+
+def admitter_names() -> list[str]:
+    """Every registered admitter, sorted."""
+    _load_builtins()
+    return sorted(_REGISTRY)
+
+
+def admitter_factory(admitter: str | AdmitterFactory) -> AdmitterFactory:
+    """The factory registered as `admitter` (a UsageError names the known ones), or `admitter` itself."""
+    if not isinstance(admitter, str):
+        return admitter
+    _load_builtins()
+    factory = _REGISTRY.get(admitter)
+    if factory is None:
+        raise UsageError(f"unknown admitter {admitter!r} (known: {', '.join(sorted(_REGISTRY))})")
+    return factory

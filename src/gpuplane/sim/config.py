@@ -55,7 +55,9 @@ class SimConfig:
 
     Rates are per node-hour (Poisson processes drawn per node from the run's seed). `horizon_s`
     None runs until nothing can happen any more. `accepted_units` weighs each completed workload
-    by class; the default counts every completed job as one unit.
+    by class; the default counts every completed job as one unit. `preemption_grace_s` is how long
+    a preempted workload's pods take to go (its quota and GPUs stay taken until then); the
+    interference factors are the contention model's (sim/contention.py).
     """
 
     seed: int = 0
@@ -68,6 +70,17 @@ class SimConfig:
     horizon_s: float | None = None
     accepted_units: tuple[tuple[str, float], ...] = (("training", 1.0), ("inference", 1.0), ("batch", 1.0))
     node_losses: tuple[NodeLoss, ...] = ()
+    preemption_grace_s: float = field(default_factory=lambda: default("preemption_grace_s"))
+    time_slicing_interference: float = field(default_factory=lambda: default("time_slicing_interference"))
+    mps_interference: float = field(default_factory=lambda: default("mps_interference"))
+
+    def interference(self, sharing: str) -> float | None:
+        """The contention factor of a pool's sharing mode; None where GPUs are isolated."""
+        if sharing == "time-slicing":
+            return self.time_slicing_interference
+        if sharing == "mps":
+            return self.mps_interference
+        return None
 
     def unit_weight(self, klass: str) -> float:
         """Accepted units one completed workload of `klass` is worth."""

@@ -1,31 +1,43 @@
-"""The event loop of the twin: simulated time, a heap of events, never a sleep.
+"""The event loop of the twin: simulated time, a heap of events (sim/events.py), never a sleep.
 
 All events at one instant are applied first, then the instant is settled once: scheduling cycles
-(only if something Kueue cares about changed, repeated while they admit), placement of admitted
-gangs (only in pools whose capacity or backlog changed), autoscaling, and one metrics sample.
+(only if something admission cares about changed, repeated while they admit, preempt or set heads
+aside), placement of admitted gangs (only in pools whose capacity or backlog changed),
+autoscaling, and one metrics sample per changed pool. Nodes are the fleet's (sim/fleet.py); work
+rates on shared GPUs come from the contention model (sim/contention.py).
+
+A preempted workload stops working at once and keeps its quota and GPUs for the preemption grace
+(its pods terminating); then the admitter releases its quota and it queues again.
 """
 
 from __future__ import annotations
 
 import heapq
-import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from gpuplane.sim.admitters import Admitter
-from gpuplane.sim.autoscaler import scale_up
-from gpuplane.sim.cluster import Cluster, Node
+from gpuplane.sim.cluster import Node
 from gpuplane.sim.config import SimConfig
+from gpuplane.sim.contention import SharedGpus
+from gpuplane.sim.events import FINISH, INJECT, LOSS, READY, RELEASE, SCALE_DOWN
+from gpuplane.sim.fleet import Fleet
 from gpuplane.sim.pools import PoolModel
 from gpuplane.sim.requests import PodRequest, allowed_pods, model_ignored, pods_for_placement, tolerated
 from gpuplane.sim.series import Billing, PoolSeries
-from gpuplane.sim.state import ADMITTED, DONE, QUEUED, REJECTED, RUNNING, Ledger, Run
+from gpuplane.sim.state import ADMITTED, DONE, QUEUED, REJECTED, RUNNING, TERMINATING, Ledger, Run
 from gpuplane.traces import Workload
+from gpuplane.vocab import GPU_RESOURCE
 
-FINISH, READY, LOSS, SCALE_DOWN, INJECT = range(5)
 #: Called now and then with (simulated time, share of workloads submitted so far).
 Progress = Callable[[float, float], None]
 _NEVER = float("inf")
+_REJECT_REASONS = (
+    "their team is not in the spec",
+    "they request no GPU",
+    "no pool their class may use offers their request on one node",
+)
+Shape = tuple[tuple[PodRequest, ...], tuple[int, ...], list[tuple[str, int]], bool]
 
 
 def livelock_guard(workloads: int) -> int:
@@ -33,17 +45,11 @@ def livelock_guard(workloads: int) -> int:
 
     Every cycle that asks for another one admitted, preempted or set aside a workload. Without
     preemption each workload is admitted at most once and set aside at most once per instant, so
-    a run needs at most 2 x workloads + 1 cycles; the guard allows twice that and more, so it only
-    ends instants that would never end (preemptions going round in circles).
+    an instant needs at most 2 x workloads + 1 cycles; the guard allows twice that and more, so it
+    only ends instants that would never end (with a preemption grace of 0, preemptions can go
+    round in circles: each victim's quota comes back at the same instant).
     """
     return 4 * workloads + 1024
-
-
-_REJECT_REASONS = (
-    "their team is not in the spec",
-    "they request no GPU",
-    "no pool their class may use offers their request on one node",
-)
 
 
 @dataclass
@@ -72,7 +78,7 @@ class Engine:
         teams: list[str],
         admitter: Admitter,
         config: SimConfig,
-        shared_resource: str = "nvidia.com/gpu",
+        shared_resource: str = GPU_RESOURCE,
     ) -> None:
         self.pools = pools
         self.teams = teams
@@ -80,29 +86,27 @@ class Engine:
         self.admitter = admitter
         self.config = config
         self.shared = shared_resource
-        self.cluster = Cluster(pools)
         self.heap: list[tuple[float, int, int, int, float]] = []
         self._seq = 0
+        self.fleet = Fleet(pools, config, self.push)
+        self.cluster = self.fleet.cluster
+        self.contention = SharedGpus([config.interference(p.sharing) for p in pools])
         self.runs: list[Run] = []
         self.ledger = Ledger(len(teams), len(pools))
         self.series = [PoolSeries() for _ in pools]
-        self.billing = Billing.empty(len(pools))
-        self.rngs = [random.Random(f"{config.seed}:{p.name}") for p in pools]
         self.waiting: list[dict[int, None]] = [{} for _ in pools]  # admitted, not placed, per pool
-        self.provisioning: dict[int, Node] = {}
         self.busy = [0.0] * len(pools)
         self.kueue_dirty = False
         self.place_dirty: set[int] = set()
         self.changed: set[int] = set()
-        self.running = 0
+        self.holding = 0  # workloads holding devices (running or terminating)
+        self.releasing = 0  # preempted workloads whose pods are still going
         self.events = 0
         self.cycles = 0
         self.warnings: list[str] = []
         self._model_warned = 0
         self._livelocks = 0
-        self._shapes: dict[
-            tuple[object, ...], tuple[tuple[PodRequest, ...], tuple[int, ...], list[tuple[str, int]]]
-        ] = {}
+        self._shapes: dict[tuple[object, ...], Shape] = {}
         self.rejected = [0, 0, 0]  # unknown team, no GPU request, no pool can ever run it
 
     # ---- event plumbing ------------------------------------------------------------------------
@@ -112,32 +116,39 @@ class Engine:
         heapq.heappush(self.heap, (time, self._seq, kind, a, b))
 
     def run(self, workloads: Sequence[Workload], progress: Progress | None = None) -> Outcome:
-        """Replay `workloads` (any order) until nothing can happen or the horizon."""
+        """Replay `workloads` (any order; ties in submit time keep list order) until nothing can
+        happen or the horizon."""
         order = sorted(range(len(workloads)), key=lambda i: (workloads[i].submit, i))
-        self._start_cluster()
+        self.fleet.start()
+        for pool in self.pools:
+            self._sample(pool.index, 0.0)
         for i, loss in enumerate(self.config.node_losses):
             self.push(loss.time, INJECT, i)
         horizon = self.config.horizon_s
         heap, nxt, total, now, steps = self.heap, 0, len(order), 0.0, 0
+        pop, event, submit, settle = heapq.heappop, self._event, self._submit, self._settle
+        t_sub = workloads[order[0]].submit if total else _NEVER
         while True:
-            t_sub = workloads[order[nxt]].submit if nxt < total else _NEVER
             t_evt = heap[0][0] if heap else _NEVER
-            if t_sub == _NEVER and t_evt == _NEVER:
+            now = t_sub if t_sub < t_evt else t_evt
+            if now == _NEVER or (horizon is not None and now > horizon):
                 break
-            now = min(t_sub, t_evt)
-            if horizon is not None and now > horizon:
-                break
-            while nxt < total and workloads[order[nxt]].submit == now:
-                self._submit(workloads[order[nxt]], now)
+            while t_sub == now:
+                submit(workloads[order[nxt]], now)
                 nxt += 1
+                t_sub = workloads[order[nxt]].submit if nxt < total else _NEVER
             while heap and heap[0][0] == now:
-                _, _, kind, a, b = heapq.heappop(heap)
-                self._event(kind, a, b, now)
-            self._settle(now)
+                _, _, kind, a, b = pop(heap)
+                event(kind, a, b, now)
+            settle(now)
             steps += 1
             if progress is not None and steps % 2048 == 0:
                 progress(now, nxt / total)
-            if horizon is None and nxt == total and not self.running and not self.provisioning:
+            if (
+                horizon is None
+                and nxt == total
+                and not (self.holding or self.releasing or self.fleet.provisioning)
+            ):
                 break  # nothing runs or is coming: what still waits would wait forever
         end = horizon if horizon is not None else now
         self._close(end)
@@ -147,7 +158,7 @@ class Engine:
             self.runs,
             self.ledger,
             self.series,
-            self.billing,
+            self.fleet.billing,
             end,
             self.events,
             self.cycles,
@@ -161,14 +172,20 @@ class Engine:
             run = self.runs[a]
             if run.state == RUNNING and run.gen == int(b):
                 self._finish(run, now)
+        elif kind == RELEASE:
+            run = self.runs[a]
+            if run.state == TERMINATING and run.gen == int(b):
+                self._end_grace(run, now)
         elif kind == READY:
-            self._node_ready(a, now)
+            pool = self.fleet.node_ready(a, now)
+            self.place_dirty.add(pool)
+            self.changed.add(pool)
         elif kind == LOSS:
             node = self.cluster.nodes.get(a)
             if node is not None:
                 self._lose_node(node, now, "spot" if b else "failure")
         elif kind == SCALE_DOWN:
-            self._maybe_scale_down(a, b, now)
+            self._scale_down(a, b, now)
         elif kind == INJECT:
             loss = self.config.node_losses[a]
             found = self.cluster.node_by_name(loss.node)
@@ -180,10 +197,10 @@ class Engine:
         self.events += 1
         idx = len(self.runs)
         team = self.team_index.get(w.team, -1)
-        requests, pools, pods = self._shape(w)
+        requests, pools, pods, ignored = self._shape(w)
         run = Run(idx, w, team, requests, pools, pods)
         self.runs.append(run)
-        if model_ignored(w, self.pools):
+        if ignored:
             self._model_warned += 1
         if team < 0 or not requests or not pools:
             run.state, run.outcome = REJECTED, "rejected"
@@ -192,76 +209,135 @@ class Engine:
         self.admitter.submit(idx, w, requests, pools, now)
         self.kueue_dirty = True
 
-    def _shape(self, w: Workload) -> tuple[tuple[PodRequest, ...], tuple[int, ...], list[tuple[str, int]]]:
-        """Requests, allowed pools and pod list of a workload; equal shapes share one (read-only) copy."""
+    def _shape(self, w: Workload) -> Shape:
+        """Requests, allowed pools, pod list and whether a GPU-model constraint was ignored;
+        equal shapes share one (read-only) copy."""
         key = (w.pod_sets, w.klass, w.gpu_model)
         shape = self._shapes.get(key)
         if shape is None:
             requests, pools = allowed_pods(w, self.pools, self.shared)
-            shape = (requests, pools, pods_for_placement(requests))
+            shape = (requests, pools, pods_for_placement(requests), model_ignored(w, self.pools))
             self._shapes[key] = shape
         return shape
 
     def _finish(self, run: Run, now: float) -> None:
-        run.stop_segment(now, self.ledger, finished=True)
+        self._stop(run, now, finished=True)
         run.state, run.end = DONE, now
         run.outcome = run.w.final_status
-        self._release(run, now)
+        self._free(run, now)
         self.admitter.finish(run.idx, now)
         self.kueue_dirty = True
 
-    def _release(self, run: Run, now: float) -> None:
+    def _stop(self, run: Run, now: float, finished: bool) -> None:
+        """End a running segment: book its GPU time; it no longer works (nor slows its GPU's sharers)."""
+        run.stop_segment(now, self.ledger, finished=finished)
+        self.busy[run.pool] -= run.gpu_eq
+        if self.contention.shared(run.pool):
+            self._rerate(self.contention.stop(run.idx), now)
+
+    def _free(self, run: Run, now: float) -> None:
+        """Give back every device the workload holds."""
         pool = run.pool
-        self.busy[pool] -= run.gpu_eq
-        self.running -= 1
+        self.holding -= 1
         for node in self.cluster.release(run.idx, now):
-            self.push(now + self.config.scale_down_unneeded_s, SCALE_DOWN, node.id, now)
+            self.fleet.node_emptied(node, now)
         self.place_dirty.add(pool)
         self.changed.add(pool)
 
-    def _interrupt(self, run: Run, now: float, preempted: bool) -> None:
-        """Stop a running or waiting gang: book lost work, free its devices."""
+    def _preempt(self, run: Run, now: float) -> None:
+        """Admission took the workload's quota back: it stops working at once and queues again
+        when its pods are gone, the preemption grace later (quota and GPUs stay taken until then)."""
+        run.preemptions += 1
         if run.state == RUNNING:
-            run.stop_segment(now, self.ledger, finished=False)
-            self._release(run, now)
+            self._stop(run, now, finished=False)
             if run.w.klass == "inference":
                 run.down_since = now
-        elif run.state == ADMITTED:
+            run.seg_start = now  # GPUs held without working from here
+            self.changed.add(run.pool)
+        else:  # admitted, not placed: no GPUs, but Kueue still has to take the job back
             self.waiting[run.pool].pop(run.idx, None)
             run.capacity_wait += now - run.wait_since
-        if preempted:
-            run.preemptions += 1
-            run.state, run.wait_since = QUEUED, now
+        run.state, run.wait_since = TERMINATING, now
+        self.releasing += 1
+        grace = self.config.preemption_grace_s
+        if grace > 0:
+            self.push(now + grace, RELEASE, run.idx, float(run.gen))
         else:
+            self._end_grace(run, now)
+
+    def _end_grace(self, run: Run, now: float) -> None:
+        """A preempted workload's pods are gone: its GPUs and quota are free, it queues again."""
+        self.releasing -= 1
+        if run.idx in self.cluster.allocs:
+            run.hold(run.seg_start, now, self.ledger)
+            self._free(run, now)
+        run.gen += 1
+        run.state = QUEUED
+        self.admitter.release(run.idx, now)
+        self.kueue_dirty = True
+
+    def _lose_node(self, node: Node, now: float, reason: str) -> None:
+        """Workloads on a lost node keep their quota and wait for capacity again."""
+        for idx in self.fleet.lose(node, now, reason):
+            run = self.runs[idx]
+            if run.state == TERMINATING:
+                self._end_grace(run, now)
+                continue
+            self._stop(run, now, finished=False)
+            self._free(run, now)
+            if run.w.klass == "inference":
+                run.down_since = now
             run.evictions += 1
             run.state, run.wait_since = ADMITTED, now
             self.waiting[run.pool][run.idx] = None
-            self.place_dirty.add(run.pool)
+        self.fleet.keep_minimum(node.pool, now)
+        self.place_dirty.add(node.pool)
+        self.changed.add(node.pool)
+
+    def _scale_down(self, node_id: int, since: float, now: float) -> None:
+        node = self.cluster.nodes.get(node_id)
+        if node is not None and self.fleet.scale_down(node_id, since, now, bool(self.waiting[node.pool])):
+            self.changed.add(node.pool)
+
+    def _rerate(self, affected: list[int], now: float) -> None:
+        """Workloads whose GPUs got more or less crowded continue at their new rate."""
+        for idx in affected:
+            run = self.runs[idx]
+            rate = self.contention.rate(idx)
+            if run.state == RUNNING and rate != run.rate:
+                self.push(run.set_rate(now, rate), FINISH, idx, float(run.gen))
 
     # ---- settling one instant ------------------------------------------------------------------
     def _settle(self, now: float) -> None:
-        rounds, guard = 0, livelock_guard(len(self.runs))
+        if self.kueue_dirty:
+            self._cycles(now)
+        if self.place_dirty:
+            for pool in sorted(self.place_dirty):
+                self._place_pool(pool, now)
+            self.place_dirty.clear()
+        if self.changed:
+            for pool in sorted(self.changed):
+                self._sample(pool, now)
+            self.changed.clear()
+
+    def _cycles(self, now: float) -> None:
+        """Scheduling cycles until one changes nothing that another cycle could build on."""
+        rounds, guard, runs, cycle = 0, livelock_guard(len(self.runs)), self.runs, self.admitter.cycle
         while self.kueue_dirty:
             rounds += 1
             if rounds > guard:
                 self._livelocks += 1
                 break
             self.kueue_dirty = False
-            outcome = self.admitter.cycle(now)
+            outcome = cycle(now)
             self.cycles += outcome.ran
             for victim in outcome.preempted:
-                self._interrupt(self.runs[victim], now, preempted=True)
+                self._preempt(runs[victim], now)
             for wl, pools in outcome.admitted:
-                self._admitted(self.runs[wl], pools[0], now)
+                self._admitted(runs[wl], pools[0], now)
             if outcome.admitted or outcome.preempted or outcome.requeued:
                 self.kueue_dirty = True
         self.kueue_dirty = False
-        for pool in sorted(self.place_dirty):
-            self._place_pool(pool, now)
-        self.place_dirty.clear()
-        for pool in sorted(self.changed):
-            self._sample(pool, now)
-        self.changed.clear()
 
     def _admitted(self, run: Run, pool: int, now: float) -> None:
         run.quota_wait += now - run.wait_since
@@ -280,13 +356,13 @@ class Engine:
             return
         cluster, placed, blocked = self.cluster, [], []
         free = cluster.pool_free[pool]
-        tolerations = self.admitter.tolerations(pool)
+        model, tolerations = self.pools[pool], self.admitter.tolerations(pool)
         for idx in waiting:
             if not any(free.values()):
                 blocked.append(idx)
                 continue
             run = self.runs[idx]
-            if not tolerated(self.pools[pool], tolerations, {r.resource for r in run.requests}):
+            if not tolerated(model, tolerations, {r.resource for r in run.requests}):
                 continue
             if cluster.place(idx, pool, run.pods):
                 placed.append(idx)
@@ -294,105 +370,22 @@ class Engine:
                 blocked.append(idx)
         for idx in placed:
             del waiting[idx]
-            run = self.runs[idx]
-            finish = run.start_segment(now)
-            self.busy[pool] += run.gpu_eq
-            self.running += 1
-            self.push(finish, FINISH, idx, float(run.gen))
+            self._start(self.runs[idx], pool, now)
         if placed:
             self.changed.add(pool)
-        if blocked:
-            self._autoscale(pool, blocked, now)
+        if blocked and self.fleet.autoscale(
+            pool, [pod for idx in blocked for pod in self.runs[idx].pods], now
+        ):
+            self.changed.add(pool)
 
-    # ---- nodes and the autoscaler --------------------------------------------------------------
-    def _start_cluster(self) -> None:
-        for pool in self.pools:
-            for _ in range(pool.min_nodes):
-                node = self.cluster.new_node(pool.index, 0.0, 0.0)
-                self.billing.nodes_created[pool.index] += 1
-                self._node_ready_now(node, 0.0)
-            self._sample(pool.index, 0.0)
-
-    def _autoscale(self, pool: int, blocked: list[int], now: float) -> None:
-        model, cluster = self.pools[pool], self.cluster
-        if cluster.ready_count[pool] + cluster.provisioning[pool] >= model.max_nodes:
-            return
-        pods = [pod for idx in blocked for pod in self.runs[idx].pods]
-        add = scale_up(
-            model.per_node, pods, cluster.ready_count[pool], cluster.provisioning[pool], model.max_nodes
-        )
-        for _ in range(add):
-            self._provision(pool, now)
-
-    def _keep_minimum(self, pool: int, now: float) -> None:
-        """The autoscaler keeps a pool at its minNodes: a lost node below it is replaced."""
-        cluster = self.cluster
-        while cluster.ready_count[pool] + cluster.provisioning[pool] < self.pools[pool].min_nodes:
-            self._provision(pool, now)
-
-    def _provision(self, pool: int, now: float) -> None:
-        node = self.cluster.new_node(pool, now, now + self.config.provisioning_delay_s)
-        self.cluster.provisioning[pool] += 1
-        self.billing.nodes_created[pool] += 1
-        self.provisioning[node.id] = node
-        self.push(node.ready, READY, node.id)
-        self.changed.add(pool)
-
-    def _node_ready(self, node_id: int, now: float) -> None:
-        node = self.provisioning.pop(node_id)
-        self.cluster.provisioning[node.pool] -= 1
-        self._node_ready_now(node, now)
-
-    def _node_ready_now(self, node: Node, now: float) -> None:
-        self.cluster.add_ready(node)
-        node.empty_since = now
-        self.push(now + self.config.scale_down_unneeded_s, SCALE_DOWN, node.id, now)
-        self._draw_loss(node, now)
-        self.place_dirty.add(node.pool)
-        self.changed.add(node.pool)
-
-    def _draw_loss(self, node: Node, now: float) -> None:
-        model = self.pools[node.pool]
-        spot = self.config.spot_evictions_per_node_hour if model.spot else 0.0
-        rate = spot + self.config.node_failures_per_node_hour
-        if rate <= 0:
-            return
-        rng = self.rngs[node.pool]
-        delay = rng.expovariate(rate / 3600.0)
-        is_spot = rng.random() < spot / rate
-        self.push(now + delay, LOSS, node.id, 1.0 if is_spot else 0.0)
-
-    def _maybe_scale_down(self, node_id: int, since: float, now: float) -> None:
-        node = self.cluster.nodes.get(node_id)
-        if node is None or node.empty_since != since or node.pods:
-            return
-        if self.cluster.ready_count[node.pool] <= self.pools[node.pool].min_nodes:
-            return
-        if self.waiting[node.pool]:
-            # Pods are pending for this pool: the node is not unneeded (kube-scheduler would bind
-            # them to it); look again after another unneeded period.
-            self.push(now + self.config.scale_down_unneeded_s, SCALE_DOWN, node_id, since)
-            return
-        self.cluster.remove(node_id)
-        self.billing.nodes_removed[node.pool] += 1
-        self._bill(node, now)
-        self.changed.add(node.pool)
-
-    def _lose_node(self, node: Node, now: float, reason: str) -> None:
-        hit = self.cluster.remove(node.id)
-        if reason == "spot":
-            self.billing.spot_evictions[node.pool] += 1
-        else:
-            self.billing.node_failures[node.pool] += 1
-        self._bill(node, now)
-        for idx in hit:
-            self._interrupt(self.runs[idx], now, preempted=False)
-        self._keep_minimum(node.pool, now)
-        self.place_dirty.add(node.pool)
-        self.changed.add(node.pool)
-
-    def _bill(self, node: Node, now: float) -> None:
-        self.billing.node_seconds[node.pool] += now - node.created
+    def _start(self, run: Run, pool: int, now: float) -> None:
+        rate = 1.0
+        if self.contention.shared(pool):
+            self._rerate(self.contention.start(run.idx, pool, self.cluster.allocs[run.idx]), now)
+            rate = self.contention.rate(run.idx)
+        self.push(run.start_segment(now, rate), FINISH, run.idx, float(run.gen))
+        self.busy[pool] += run.gpu_eq
+        self.holding += 1
 
     def _sample(self, pool: int, now: float) -> None:
         model, cluster = self.pools[pool], self.cluster
@@ -406,6 +399,10 @@ class Engine:
             if run.state == RUNNING:
                 run.stop_segment(end, self.ledger, finished=False, horizon=True)
                 run.outcome = "running"
+            elif run.state == TERMINATING:
+                if run.idx in self.cluster.allocs:
+                    run.hold(run.seg_start, end, self.ledger)
+                run.quota_wait += max(0.0, end - run.wait_since)
             elif run.state == QUEUED:
                 run.quota_wait += max(0.0, end - run.wait_since)
             elif run.state == ADMITTED:
@@ -413,12 +410,12 @@ class Engine:
                 run.outcome = "admitted"
             if run.down_since is not None:
                 run.downtime += max(0.0, end - run.down_since)
-        for node in self.cluster.nodes.values():
-            self._bill(node, end)
-        for node in self.provisioning.values():
-            self._bill(node, end)
+        self.fleet.bill_all(end)
         for pool in range(len(self.pools)):
             self._sample(pool, end)
+        self._warn()
+
+    def _warn(self) -> None:
         for count, why in zip(self.rejected, _REJECT_REASONS, strict=True):
             if count:
                 self.warnings.append(f"{count} workloads not simulated: {why}")

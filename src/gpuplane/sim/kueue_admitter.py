@@ -8,7 +8,6 @@ admitted flavors back to pools (one ResourceFlavor per pool, named after it).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from gpuplane.kueue import (
@@ -21,21 +20,11 @@ from gpuplane.kueue import (
     schedule_cycle,
 )
 from gpuplane.kueue.objects import ResourceFlavor, SelectorRequirement
-from gpuplane.sim.admitters import CycleOutcome
+from gpuplane.sim.admitters import AdmissionSetup, CycleOutcome, TeamQueue, register_admitter
 from gpuplane.sim.pools import PoolModel
 from gpuplane.sim.requests import GPU, PodRequest
 from gpuplane.traces import Workload as TraceWorkload
 from gpuplane.vocab import LABEL_POOL
-
-
-@dataclass(frozen=True)
-class TeamQueue:
-    """Where a team's workloads are submitted: namespace, LocalQueue and default priority."""
-
-    name: str
-    namespace: str
-    local_queue: str
-    priority: int = 0
 
 
 class KueueAdmitter:
@@ -57,10 +46,6 @@ class KueueAdmitter:
         self.index: dict[str, int] = {}
         self.flavor_pool = self._flavor_pools(parsed.objects, pools)
         self._tolerations = self._flavor_tolerations(parsed.objects, pools)
-        # The queues' inadmissible sets (dicts mutated in place by gpuplane.kueue), and how many
-        # workloads wait without quota (kept here so a skipped cycle costs no scan).
-        self._inadmissible = [state.queue.inadmissible for state in self.snap.cqs.values()]
-        self._pending = 0
         self._shapes: dict[tuple[tuple[PodRequest, ...], tuple[int, ...]], list[PodSet]] = {}
 
     @staticmethod
@@ -111,7 +96,6 @@ class KueueAdmitter:
         self.index[kwl.key] = wl
         self.snap.now = now
         self.snap.add_workload(kwl)
-        self._pending += 1
 
     def _pod_sets(self, requests: tuple[PodRequest, ...], pools: tuple[int, ...]) -> list[PodSet]:
         """Kueue pod sets for a request shape; identical shapes share (read-only) PodSet objects."""
@@ -140,30 +124,27 @@ class KueueAdmitter:
         del self.index[key]
         self.snap.finish(key)
 
+    def release(self, wl: int, now: float) -> None:
+        """A preempted workload's pods are gone: Kueue releases its quota and requeues it."""
+        self.snap.now = now
+        self.snap.evict(self.keys[wl], "Preempted")
+
     def cycle(self, now: float) -> CycleOutcome:
-        """One Kueue cycle; victims give their quota back at once (their pods are gone in the twin)."""
+        """One Kueue cycle; victims keep their quota until `release`."""
         out = CycleOutcome()
-        parked = self._parked()
-        if self._pending == parked:
+        snap = self.snap
+        if not snap.has_heads():
             out.ran = False  # no heads (every pending workload is parked): a cycle changes nothing
             return out
-        self.snap.now = now
-        result = schedule_cycle(self.snap)
-        out.requeued = self._parked() > parked
-        self._pending += len(result.preempted) - len(result.admitted)
-        for victim in result.preempted:
-            out.preempted.append(self.index[victim.workload])
-        if result.preempted:
-            self.snap.release_preempted()
+        snap.now = now
+        result = schedule_cycle(snap)
+        out.requeued = result.parked > 0
+        index = self.index
+        out.preempted.extend(index[victim.workload] for victim in result.preempted)
         for adm in result.admitted:
             pools = tuple(self._pool_of(ps.flavors) for ps in adm.pod_sets)
-            out.admitted.append((self.index[adm.workload], pools))
+            out.admitted.append((index[adm.workload], pools))
         return out
-
-    def _parked(self) -> int:
-        """Pending workloads set aside as inadmissible in all ClusterQueues. More of them after a
-        cycle means heads were parked and the next cycle at the same instant sees other heads."""
-        return sum(map(len, self._inadmissible))
 
     def _pool_of(self, flavors: Mapping[str, str]) -> int:
         for res in sorted(flavors):
@@ -181,3 +162,9 @@ class KueueAdmitter:
         return {
             self.index[p.workload]: p.reason for p in pending_report(self.snap) if p.workload in self.index
         }
+
+
+@register_admitter("kueue")
+def kueue_admitter(setup: AdmissionSetup) -> KueueAdmitter:
+    """The built-in admitter: gpuplane.kueue on the platform's Kueue objects."""
+    return KueueAdmitter(setup.objects, setup.pools, setup.teams, fair_sharing=setup.fair_sharing)

@@ -34,6 +34,9 @@ class Options:
     failure_rate: float | None = None
     provisioning: float | None = None
     unneeded: float | None = None
+    grace: float | None = None
+    time_slicing_interference: float | None = None
+    mps_interference: float | None = None
     ckpt_interval: float | None = None
     ckpt_write: float = 60.0
     ckpt_restore: float = 120.0
@@ -56,6 +59,9 @@ def build_config(o: Options) -> SimConfig:
         ("--provisioning-delay", o.provisioning),
         ("--scale-down-unneeded", o.unneeded),
         ("--horizon-hours", o.horizon_hours),
+        ("--preemption-grace", o.grace),
+        ("--time-slicing-interference", o.time_slicing_interference),
+        ("--mps-interference", o.mps_interference),
     ):
         if value is not None and value < 0:
             raise UsageError(f"must not be negative (got {value})", option=label)
@@ -67,6 +73,9 @@ def build_config(o: Options) -> SimConfig:
         provisioning_delay_s=_or(o.provisioning, config.provisioning_delay_s),
         scale_down_unneeded_s=_or(o.unneeded, config.scale_down_unneeded_s),
         horizon_s=o.horizon_hours * 3600.0 if o.horizon_hours is not None else None,
+        preemption_grace_s=_or(o.grace, config.preemption_grace_s),
+        time_slicing_interference=_or(o.time_slicing_interference, config.time_slicing_interference),
+        mps_interference=_or(o.mps_interference, config.mps_interference),
     )
 
 

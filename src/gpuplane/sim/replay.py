@@ -1,13 +1,13 @@
-"""Entry points: simulate a platform spec (or hand-made pools and Kueue objects) on a workload."""
+"""Entry points: replay a workload on a platform spec, or on hand-made pools and Kueue objects."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from gpuplane.sim.admitters import AdmissionSetup, AdmitterFactory, TeamQueue, admitter_factory
 from gpuplane.sim.config import SimConfig
 from gpuplane.sim.engine import Engine, Outcome, Progress
-from gpuplane.sim.kueue_admitter import KueueAdmitter, TeamQueue
 from gpuplane.sim.pools import PoolModel, pool_models
 from gpuplane.sim.requests import shared_resource
 from gpuplane.spec import PlatformSpec
@@ -42,17 +42,22 @@ def simulate(
     workloads: Sequence[Workload],
     config: SimConfig | None = None,
     progress: Progress | None = None,
+    *,
+    admitter: str | AdmitterFactory = "kueue",
 ) -> Outcome:
-    """Replay `workloads` (teams already mapped to the spec's teams) on the platform."""
-    pools = pool_models(spec)
+    """Replay `workloads` (teams already mapped to the spec's teams) on the platform.
+
+    `admitter` is a registered admitter's name (sim/admitters.py) or a factory.
+    """
     return simulate_objects(
-        pools,
+        pool_models(spec),
         team_queues(spec),
         kueue_objects_for(spec),
         workloads,
         config or SimConfig(),
         fair_sharing=spec.queueing.fair_sharing.enabled,
         progress=progress,
+        admitter=admitter,
     )
 
 
@@ -65,10 +70,11 @@ def simulate_objects(
     *,
     fair_sharing: bool | None = None,
     progress: Progress | None = None,
+    admitter: str | AdmitterFactory = "kueue",
 ) -> Outcome:
     """Replay workloads on explicit pools and Kueue objects (tests, what-ifs on hand-made setups)."""
-    admitter = KueueAdmitter(objects, pools, teams, fair_sharing=fair_sharing)
-    engine = Engine(pools, [t.name for t in teams], admitter, config, shared_resource(pools))
+    built = admitter_factory(admitter)(AdmissionSetup(objects, pools, teams, fair_sharing))
+    engine = Engine(pools, [t.name for t in teams], built, config, shared_resource(pools))
     outcome = engine.run(workloads, progress)
-    outcome.warnings.extend(admitter.notes)
+    outcome.warnings.extend(built.notes)
     return outcome

@@ -1,9 +1,15 @@
 """Per-workload state of a run and the GPU-second ledger it feeds.
 
 Every second a workload holds GPUs lands in exactly one bucket of the ledger, per team and pool:
-useful (progress of a run that is not a failure), idle (checkpoint writes), failed (all held time
-of runs the trace says failed or were killed), lost (restore time and progress lost since the
-last checkpoint on eviction, preemption or node failure). So held = useful + idle + failed + lost.
+useful (progress of a run that is not a failure), idle (checkpoint writes, and on a shared GPU
+the time a pod waits for its share: see sim/contention.py), failed (all held time of runs the
+trace says failed or were killed), lost (restore time and progress lost since the last
+checkpoint on eviction, preemption or node failure, and the grace a preempted pod takes to
+terminate). So held = useful + idle + failed + lost.
+
+A run segment keeps a virtual clock: seconds of work at the speed the trace records. It moves at
+the run's work rate (1 unless the GPU is shared and crowded), so progress, checkpoints and the
+finish time follow the rate while GPU time is held for wall-clock seconds.
 """
 
 from __future__ import annotations
@@ -13,8 +19,8 @@ from gpuplane.sim.progress import cut, wall_to_finish
 from gpuplane.sim.requests import PodRequest
 from gpuplane.traces import Workload
 
-QUEUED, ADMITTED, RUNNING, DONE, REJECTED = range(5)
-STATE_NAMES = ("pending", "admitted", "running", "done", "rejected")
+QUEUED, ADMITTED, RUNNING, DONE, REJECTED, TERMINATING = range(6)
+STATE_NAMES = ("pending", "admitted", "running", "done", "rejected", "terminating")
 USEFUL, IDLE, FAILED, LOST = range(4)
 #: What each ledger index holds (the twin measures every held second, so it has no `unmeasured`).
 LEDGER_KINDS = (GpuTime.USEFUL, GpuTime.IDLE, GpuTime.FAILED, GpuTime.EVICTED_LOST)
@@ -38,6 +44,7 @@ class Run:
         "held_gs",
         "idx",
         "lost_gs",
+        "need",
         "outcome",
         "pods",
         "pool",
@@ -45,6 +52,8 @@ class Run:
         "preemptions",
         "price",
         "quota_wait",
+        "rate",
+        "rate_since",
         "requests",
         "restore",
         "runs",
@@ -53,6 +62,7 @@ class Run:
         "submit",
         "target",
         "team",
+        "virt",
         "w",
         "wait_since",
     )
@@ -91,6 +101,10 @@ class Run:
         self.seg_start = 0.0
         self.restore = 0.0
         self.gen = 0
+        self.need = 0.0  # virtual seconds the current segment needs to finish
+        self.rate = 1.0  # work rate since `rate_since`
+        self.rate_since = 0.0
+        self.virt = 0.0  # virtual seconds the segment had done at `rate_since`
         self.held_gs = 0.0
         self.lost_gs = 0.0
         self.cost = 0.0
@@ -108,8 +122,8 @@ class Run:
         """Services (fixed run time) pick up where they stopped: they lose availability, not work."""
         return self.w.run_time is not None
 
-    def start_segment(self, now: float) -> float:
-        """Begin a run on placed pods; returns the wall time at which it would finish."""
+    def start_segment(self, now: float, rate: float = 1.0) -> float:
+        """Begin a run on placed pods at work rate `rate`; returns the time it would finish."""
         ckpt = self.w.checkpoint
         self.restore = (
             ckpt.restore_s if (ckpt is not None and self.base > 0 and not self.resumes_in_place) else 0.0
@@ -124,9 +138,22 @@ class Run:
         if self.down_since is not None:
             self.downtime += now - self.down_since
             self.down_since = None
-        return now + wall_to_finish(
+        self.need = wall_to_finish(
             self.base, self.target, None if self.resumes_in_place else ckpt, self.restore
         )
+        self.rate, self.rate_since, self.virt = rate, now, 0.0
+        return now + self.need / rate
+
+    def set_rate(self, now: float, rate: float) -> float:
+        """Change the work rate of the running segment from `now`; returns its new finish time."""
+        self.virt += (now - self.rate_since) * self.rate
+        self.rate, self.rate_since = rate, now
+        self.gen += 1  # the finish event scheduled for the old rate no longer applies
+        return now + (self.need - self.virt) / rate
+
+    def virtual_elapsed(self, now: float) -> float:
+        """Virtual seconds the running segment has done by `now`."""
+        return self.virt + (now - self.rate_since) * self.rate
 
     def stop_segment(self, now: float, ledger: Ledger, finished: bool, horizon: bool = False) -> None:
         """End the current run and book its GPU time.
@@ -137,16 +164,19 @@ class Run:
         elapsed = now - self.seg_start
         ckpt = None if self.resumes_in_place else self.w.checkpoint
         if finished:
-            wall = wall_to_finish(self.base, self.target, ckpt, self.restore)
+            virtual = self.need
             progress, saved = self.target, self.target
-            restore, write = self.restore, wall - self.restore - (self.target - self.base)
+            restore, write = self.restore, virtual - self.restore - (self.target - self.base)
         else:
-            c = cut(self.base, self.target, ckpt, self.restore, elapsed)
+            virtual = self.virtual_elapsed(now)
+            c = cut(self.base, self.target, ckpt, self.restore, virtual)
             progress, restore, write = c.progress, c.restore_s, c.write_s
             saved = progress if (self.resumes_in_place or horizon) else c.saved
         g = self.gpu_eq
         lost = (restore + progress - saved) * g
-        kept, written = (saved - self.base) * g, write * g
+        kept = (saved - self.base) * g
+        # Checkpoint writes, and the wall time the pod waited for its share of a crowded GPU.
+        written = (write + (elapsed - virtual if self.rate != 1.0 or self.virt else 0.0)) * g
         if self.fails:
             ledger.add(self.team, self.pool, FAILED, kept + written)
         else:
@@ -158,6 +188,14 @@ class Run:
         self.cost += elapsed * g * self.price
         self.base = saved
         self.gen += 1
+
+    def hold(self, since: float, now: float, ledger: Ledger) -> None:
+        """Book GPUs held without working from `since` to `now` (a preempted pod terminating)."""
+        g = self.gpu_eq * (now - since)
+        ledger.add(self.team, self.pool, LOST, g)
+        self.lost_gs += g
+        self.held_gs += g
+        self.cost += g * self.price
 
 
 class Ledger:
