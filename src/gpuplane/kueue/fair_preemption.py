@@ -11,12 +11,16 @@ always undone before returning. For speed (decisions are unchanged):
   usage shape; when that candidate is taken, the share is kept as the node's cached share;
 * the preemptor-side and target-side children of the lowest common ancestor are computed once
   per target ClusterQueue; the fit check is computed, not simulated with writes;
-* the ordering scans only ClusterQueues that still have candidates, reading cached shares.
+* the ordering scans only ClusterQueues that still have candidates, reading cached shares;
+* when a target ClusterQueue's current share already fails the strategy, all its candidates are
+  set aside at once (a candidate's removal can only lower that share);
+* when even removing every candidate of the ClusterQueues the strategies could take from would
+  not make room, the passes are skipped (`_reachable`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 
 from gpuplane.kueue import resource_node as rn
 from gpuplane.kueue.candidates import Item, Source, source
@@ -242,10 +246,17 @@ def _first_pass(
                 return True, targets, {}
             continue
         new_share, old_share = shares.now(target)
-        # Nothing changes until a candidate is taken, so the verdict depends only on its usage shape.
-        afters: dict[tuple[tuple[FR, int], ...], Share] = {}
         stack = ordering.stacks[cq_name]
         skipped = retry.setdefault(cq_name, [])
+        if not strategy(new_share, old_share, old_share):
+            # Taking a candidate never raises the target side's share (after <= old), and both
+            # strategies only get stricter as it falls: when even the current share fails, every
+            # candidate of this ClusterQueue would be skipped, in this order.
+            skipped.extend(reversed(stack))
+            stack.clear()
+            continue
+        # Nothing changes until a candidate is taken, so the verdict depends only on its usage shape.
+        afters: dict[tuple[tuple[FR, int], ...], Share] = {}
         while stack:
             item = stack.pop()
             after = afters.get(item[2])
@@ -277,6 +288,30 @@ def _second_pass(
     return False, targets
 
 
+def _reachable(ctx: PreemptionCtx, sources: list[Source]) -> bool:
+    """Could the two passes make room at all? (The incoming workload's usage is in the tree.)
+
+    Unless the preemptor reclaims (its ClusterQueue is within nominal, or it has candidates of its
+    own that could bring it there), a target ClusterQueue gives up candidates only while its side's
+    share is at least the preemptor side's (both strategies require that, and taking candidates
+    only lowers the target side's share). So when the workload would not fit even with every
+    candidate of those ClusterQueues gone, both passes end without room: the same empty answer,
+    without taking candidates one by one.
+    """
+    me = ctx.state
+    if rn.within_nominal(me.node, ctx.frs) or any(src.state is me for src in sources):
+        return True
+    shares = _Shares(ctx)
+    usage_of = ctx.snap.usage_of
+    removals: list[tuple[rn.Node, Mapping[FR, int]]] = [(me.node, ctx.requests)]
+    for src in sources:
+        new_share, old_share = shares.now(src.state)
+        if new_share <= old_share:
+            removals.append((src.state.node, src.total_usage(usage_of)))
+    shift = rn.removal_shift(removals)
+    return all(v <= rn.cq_available(me.node, fr, shift) for fr, v in ctx.requests.items())
+
+
 def fair_targets(ctx: PreemptionCtx, strategies: tuple[str, ...]) -> list[Target]:
     """fairPreemptions: victims chosen by fair-sharing strategies, or [] when it cannot fit."""
     sources = _sources(ctx)
@@ -287,6 +322,9 @@ def fair_targets(ctx: PreemptionCtx, strategies: tuple[str, ...]) -> list[Target
         return []
     snap = ctx.snap
     rn.add_usage_map(ctx.state.node, ctx.requests, 1)
+    if not _reachable(ctx, sources):
+        rn.add_usage_map(ctx.state.node, ctx.requests, -1)
+        return []
     fits, targets, retry = _first_pass(ctx, cands, _strategy(strategies[0] if strategies else ""))
     if not fits and len(strategies) > 1:
         fits, targets = _second_pass(ctx, retry, targets)

@@ -27,7 +27,7 @@ Oracle = Callable[[FR, int], tuple[int, int, list[str]]]
 """Preemption oracle: (fr, quantity) -> (NO_CANDIDATES|PREEMPT|RECLAIM, borrow after, victim keys)."""
 
 
-@dataclass
+@dataclass(slots=True)
 class FlavorChoice:
     """The flavor given to one resource of one pod set."""
 
@@ -37,7 +37,7 @@ class FlavorChoice:
     tried_idx: int = -1
 
 
-@dataclass
+@dataclass(slots=True)
 class PodSetResult:
     """Flavors chosen for one pod set (empty when it failed) and its total requests."""
 
@@ -56,7 +56,7 @@ class PodSetResult:
         return min(fc.mode for fc in self.flavors.values())
 
 
-@dataclass
+@dataclass(slots=True)
 class Assignment:
     """The outcome of flavor assignment for a whole workload."""
 
@@ -127,7 +127,19 @@ def _to_assignment_mode(mode: int) -> int:
 
 
 def flavor_mismatch(flavor: ResourceFlavor, ps: PodSet) -> str | None:
-    """Why a pod set cannot use a flavor (untolerated taint, node labels), or None."""
+    """Why a pod set cannot use a flavor (untolerated taint, node labels), or None.
+
+    Both are fixed once built, so the verdict is memoised on the pod set per flavor object.
+    """
+    hit = ps.mismatch.get(flavor.name)
+    if hit is not None and hit[0] is flavor:
+        return hit[1]
+    why = _mismatch(flavor, ps)
+    ps.mismatch[flavor.name] = (flavor, why)
+    return why
+
+
+def _mismatch(flavor: ResourceFlavor, ps: PodSet) -> str | None:
     tolerations = (*ps.tolerations, *flavor.tolerations)
     for taint in flavor.node_taints:
         if taint.effect not in ("NoSchedule", "NoExecute"):
@@ -183,7 +195,8 @@ class FlavorAssigner:
         return out
 
     def _assign_podset(self, idx: int, ps: PodSet, result: PodSetResult, out: Assignment) -> bool:
-        for res in sorted(result.requests):
+        requests = result.requests
+        for res in sorted(requests) if len(requests) > 1 else requests:
             qty = result.requests[res]
             group = self.state.group_of.get(res)
             if group is None:
@@ -240,7 +253,7 @@ class FlavorAssigner:
         fung = self.state.spec.flavor_fungibility
         rep = _BEST
         choices: dict[str, FlavorChoice] = {}
-        for res in sorted(reqs):
+        for res in sorted(reqs) if len(reqs) > 1 else reqs:
             fr = (fname, res)
             mode, borrow = self.fits_resource_quota(fr, out.usage.get(fr, 0), reqs[res], out)
             gm = (mode, borrow)

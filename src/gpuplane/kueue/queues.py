@@ -50,88 +50,84 @@ class ClusterQueueQueue:
 
     `active`, when given, is a set shared by all queues of a snapshot that holds the `name` of
     every queue whose heap is not empty, so a cycle finds its heads without looking at idle
-    queues.
+    queues. `_live` maps each workload in the heap to its current entry (sequence number) and its
+    shape; `_by_shape` groups those workloads by shape (for SchedulingEquivalenceHashing).
     """
 
-    __slots__ = (
-        "_by_shape",
-        "_heap",
-        "_live",
-        "_shape",
-        "active",
-        "inadmissible",
-        "name",
-        "sticky",
-        "strategy",
-    )
+    __slots__ = ("_by_shape", "_heap", "_live", "active", "inadmissible", "name", "sticky", "strategy")
 
     def __init__(self, strategy: str, name: str = "", active: set[str] | None = None) -> None:
         self.strategy = strategy
         self.name = name
         self.active: set[str] = active if active is not None else set()
         self._heap: list[tuple[tuple[int, int, float, str, str], int, Workload]] = []
-        self._live: dict[str, int] = {}
-        self._shape: dict[str, Shape] = {}
+        self._live: dict[str, tuple[int, Shape]] = {}
         self._by_shape: dict[Shape, dict[str, Workload]] = {}
         self.inadmissible: dict[str, Workload] = {}
         self.sticky: str | None = None
 
-    def _dropped(self, key: str) -> None:
-        """`key` left the heap: forget its live entry, and leave the active set when empty."""
+    def _drop(self, key: str) -> bool:
+        """Take `key` out of the heap's live entries and its shape group; False when it was not there."""
         live = self._live
-        if live.pop(key, None) is not None and not live:
+        entry = live.pop(key, None)
+        if entry is None:
+            return False
+        if not live:
             self.active.discard(self.name)
-
-    def _unindex(self, key: str) -> None:
-        shape = self._shape.pop(key, None)
-        if shape is not None:
-            group = self._by_shape.get(shape)
-            if group is not None:
-                group.pop(key, None)
-                if not group:
-                    del self._by_shape[shape]
+        group = self._by_shape[entry[1]]
+        del group[key]
+        if not group:
+            del self._by_shape[entry[1]]
+        return True
 
     def __len__(self) -> int:
         return len(self._live) + len(self.inadmissible)
 
     def push(self, wl: Workload) -> None:
         """Put a workload into the active heap (replacing any older entry for it)."""
-        self.inadmissible.pop(wl.key, None)
-        seq = next(_SEQ)
-        if not self._live:
+        key = wl.key
+        if self.inadmissible:
+            self.inadmissible.pop(key, None)
+        live = self._live
+        if key in live:
+            self._drop(key)
+        elif not live:
             self.active.add(self.name)
-        self._live[wl.key] = seq
+        seq = next(_SEQ)
         shape = shape_of(wl)
-        self._unindex(wl.key)
-        self._shape[wl.key] = shape
-        self._by_shape.setdefault(shape, {})[wl.key] = wl
-        heapq.heappush(self._heap, (queue_order_key(wl, wl.key == self.sticky), seq, wl))
-        if len(self._heap) > 64 and len(self._heap) > 3 * len(self._live):
-            self._heap = [e for e in self._heap if self._live.get(e[2].key) == e[1]]
+        live[key] = (seq, shape)
+        group = self._by_shape.get(shape)
+        if group is None:
+            self._by_shape[shape] = {key: wl}
+        else:
+            group[key] = wl
+        heap = self._heap
+        heapq.heappush(heap, (queue_order_key(wl, key == self.sticky), seq, wl))
+        if len(heap) > 64 and len(heap) > 3 * len(live):
+            self._heap = [e for e in heap if (live.get(e[2].key) or _NO_ENTRY)[0] == e[1]]
             heapq.heapify(self._heap)
 
     def park(self, wl: Workload) -> None:
         """Put a workload into the inadmissible set."""
-        self._dropped(wl.key)
-        self._unindex(wl.key)
+        self._drop(wl.key)
         self.inadmissible[wl.key] = wl
 
     def delete(self, key: str) -> None:
         """Forget a workload (admitted, finished or deleted)."""
-        self._dropped(key)
-        self._unindex(key)
-        self.inadmissible.pop(key, None)
+        self._drop(key)
+        if self.inadmissible:
+            self.inadmissible.pop(key, None)
         if self.sticky == key:
             self.sticky = None
 
     def pop(self) -> Workload | None:
         """Remove and return the head of the active heap."""
-        heap = self._heap
+        heap, live = self._heap, self._live
         while heap:
             _, seq, wl = heapq.heappop(heap)
-            if self._live.get(wl.key) == seq:
-                self._dropped(wl.key)
-                self._unindex(wl.key)
+            entry = live.get(wl.key)
+            if entry is not None and entry[0] == seq:
+                self._drop(wl.key)
                 return wl
         return None
 
@@ -161,7 +157,11 @@ class ClusterQueueQueue:
 
     def heap_workloads(self) -> Iterator[Workload]:
         """Workloads in the active heap, in queue order."""
-        live = [(k, s, w) for k, s, w in self._heap if self._live.get(w.key) == s]
-        live.sort(key=lambda item: (item[0], item[1]))
-        for _, _, wl in live:
+        live = self._live
+        entries = [(k, s, w) for k, s, w in self._heap if (live.get(w.key) or _NO_ENTRY)[0] == s]
+        entries.sort(key=lambda item: (item[0], item[1]))
+        for _, _, wl in entries:
             yield wl
+
+
+_NO_ENTRY: tuple[int, Shape] = (-1, ())

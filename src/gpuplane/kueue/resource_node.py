@@ -27,6 +27,7 @@ class Node:
         "name",
         "nominal",
         "parent",
+        "potential",
         "subtree",
         "usage",
         "ver",
@@ -49,6 +50,7 @@ class Node:
         self.h = 0
         self.ver = 0
         self.drs: tuple[int, tuple[float, int]] | None = None
+        self.potential: dict[FR, int] = {}  # memo of potential_available (quotas are fixed)
 
     def __repr__(self) -> str:
         kind = "CQ" if self.is_cq else "Cohort"
@@ -94,6 +96,9 @@ class Node:
 
 def compute_quotas(root: Node) -> None:
     """Fill `subtree` and `local` (guaranteed) quota bottom-up for a tree (no usage)."""
+    root.potential = {}
+    for cq in root.child_cqs:
+        cq.potential = {}
     for child in root.child_cohorts:
         compute_quotas(child)
     subtree = dict(root.nominal)
@@ -223,7 +228,10 @@ def available(node: Node, fr: FR, shift: Shift | None = None) -> int:
     if parent is None:
         return node.subtree.get(fr, 0) - usage
     local = node.local.get(fr, 0)
-    pa = available(parent, fr, shift)
+    if parent.parent is None and not shift:
+        pa = parent.subtree.get(fr, 0) - parent.usage.get(fr, 0)  # available() of a root, inlined
+    else:
+        pa = available(parent, fr, shift)
     limit = node.borrowing_limit.get(fr)
     if limit is not None:
         stored = node.subtree.get(fr, 0) - local
@@ -238,14 +246,22 @@ def cq_available(node: Node, fr: FR, shift: Shift | None = None) -> int:
 
 
 def potential_available(node: Node, fr: FR) -> int:
-    """The most `fr` a workload could ever get here, with zero usage everywhere."""
+    """The most `fr` a workload could ever get here, with zero usage everywhere.
+
+    Depends on quotas only, so it is memoised per node (`compute_quotas` clears the memo).
+    """
+    hit = node.potential.get(fr)
+    if hit is not None:
+        return hit
     parent = node.parent
     if parent is None:
-        return node.subtree.get(fr, 0)
-    p = node.local.get(fr, 0) + potential_available(parent, fr)
-    limit = node.borrowing_limit.get(fr)
-    if limit is not None:
-        p = min(p, node.subtree.get(fr, 0) + limit)
+        p = node.subtree.get(fr, 0)
+    else:
+        p = node.local.get(fr, 0) + potential_available(parent, fr)
+        limit = node.borrowing_limit.get(fr)
+        if limit is not None:
+            p = min(p, node.subtree.get(fr, 0) + limit)
+    node.potential[fr] = p
     return p
 
 

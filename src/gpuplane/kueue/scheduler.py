@@ -29,7 +29,7 @@ GENERIC, FAILED_AFTER_NOMINATION, PENDING_PREEMPTION, NAMESPACE_MISMATCH = (
 )
 
 
-@dataclass
+@dataclass(slots=True)
 class Entry:
     """A head workload being scheduled in this cycle."""
 
@@ -53,7 +53,8 @@ def _heads(snap: Snapshot) -> list[Workload]:
     """One head per active ClusterQueue with a non-empty heap, in ClusterQueue name order."""
     heads = []
     cqs = snap.cqs
-    for name in sorted(snap.active):
+    active = snap.active
+    for name in sorted(active) if len(active) > 1 else list(active):
         state = cqs[name]
         if state.inactive is not None:
             continue
@@ -88,6 +89,9 @@ def _nominate(snap: Snapshot, heads: list[Workload]) -> tuple[list[Entry], list[
 
 
 def _classical_order(entries: list[Entry]) -> list[Entry]:
+    if len(entries) < 2:
+        return entries
+
     def key(e: Entry) -> tuple[int, int, float, str]:
         borrowing = e.assignment.borrowing if e.assignment is not None else 0
         return (borrowing, -e.wl.priority, e.wl.order_time, e.state.name)
@@ -127,11 +131,13 @@ def _reserve(e: Entry) -> dict[FR, int]:
 
 def _fits(snap: Snapshot, e: Entry, victims: dict[str, Target]) -> bool:
     """Fits once this cycle's victims and its own targets are gone (computed, not written)."""
+    node = e.state.node
+    if not victims and not e.targets:
+        return all(v <= rn.cq_available(node, fr) for fr, v in e.usage().items())
     removed = dict(victims)
     for t in e.targets:
         removed[t.wl.key] = t
     shift = rn.removal_shift((snap.cqs[t.cq].node, snap.usage_of.get(t.wl.key, {})) for t in removed.values())
-    node = e.state.node
     return all(v <= rn.cq_available(node, fr, shift) for fr, v in e.usage().items())
 
 
@@ -179,7 +185,9 @@ def _admit(snap: Snapshot, e: Entry, usage: dict[FR, int], result: CycleResult) 
     psas = []
     out_ps = []
     for ps in e.assignment.podsets:
-        flavors = {res: fc.flavor for res, fc in sorted(ps.flavors.items())}
+        chosen = ps.flavors
+        items = sorted(chosen.items()) if len(chosen) > 1 else chosen.items()
+        flavors = {res: fc.flavor for res, fc in items}
         psas.append(
             PodSetAssignment(
                 ps.name, flavors, {r: q for r, q in ps.requests.items() if r in flavors}, ps.count
@@ -243,10 +251,11 @@ def schedule_cycle(snap: Snapshot, explain_pending: bool = False) -> CycleResult
     for state, amount in reserved:
         rn.add_usage_map(state.node, amount, -1)
     for e in entries:
-        snap.last_reason[e.wl.key] = describe_entry(snap, e) if e.status != "admitted" else ""
+        if e.status != "admitted":  # (an admitted workload's reason was dropped by snap.admit)
+            snap.last_reason[e.wl.key] = describe_entry(snap, e)
+            result.parked += _requeue(snap, e)
     for e in bad:
         snap.last_reason[e.wl.key] = e.message
-    for e in (*entries, *bad):
         result.parked += _requeue(snap, e)
     if explain_pending:
         result.pending = pending_report(snap)

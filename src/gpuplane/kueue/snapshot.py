@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from gpuplane.kueue import resource_node as rn
 from gpuplane.kueue.objects import (
     FR,
+    Admission,
     ClusterQueue,
     Cohort,
     FairSharingConfig,
@@ -45,15 +46,15 @@ class CQState:
     wver: int = 0
     evicted: dict[str, Workload] = field(default_factory=dict)
     cand_cache: dict[frozenset[FR], SortedCandidates] = field(default_factory=dict)
+    name: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.name = self.spec.name
 
     def mark_evicted(self, wl: Workload) -> None:
         """Record that an admitted workload was told to leave (it keeps its quota for now)."""
         wl.evicted = True
         self.evicted[wl.key] = wl
-
-    @property
-    def name(self) -> str:
-        return self.spec.name
 
 
 @dataclass
@@ -194,8 +195,14 @@ class Snapshot:
         Without heads a cycle changes nothing (every pending workload is set aside as inadmissible
         or waits in a queue that is stopped or inactive), so a caller may skip it.
         """
+        active = self.active
+        if not active:
+            return False
         cqs = self.cqs
-        return any(cqs[name].inactive is None for name in self.active)
+        for name in active:
+            if cqs[name].inactive is None:
+                return True
+        return False
 
     def cq_for(self, wl: Workload) -> tuple[str | None, str | None]:
         """(ClusterQueue name, problem): resolve the workload's LocalQueue."""
@@ -338,18 +345,19 @@ class Snapshot:
 
     def admit(self, wl: Workload, cq: str, usage: dict[FR, int], admission: object) -> None:
         """Record an admission decided by the scheduler (usage already added to the tree)."""
-        from gpuplane.kueue.objects import Admission
-
         assert isinstance(admission, Admission)
+        key = wl.key
         state = self.cqs[cq]
-        state.queue.delete(wl.key)
+        state.queue.delete(key)
         wl.admission = admission
         wl.quota_reserved_time = self.now
-        self.usage_of[wl.key] = usage
-        state.workloads[wl.key] = wl
+        self.usage_of[key] = usage
+        state.workloads[key] = wl
         state.wver += 1
-        self.last_reason.pop(wl.key, None)
-        self.scan.pop(wl.key, None)
+        if self.last_reason:
+            self.last_reason.pop(key, None)
+        if self.scan:
+            self.scan.pop(key, None)
 
     def where(self, key: str) -> str:
         """`admitted`, `heap`, `inadmissible` or `unknown`."""

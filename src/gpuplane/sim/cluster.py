@@ -115,6 +115,15 @@ class Cluster:
     # ---- placement ---------------------------------------------------------------------------
     def place(self, wl: int, pool: int, pods: list[tuple[str, int]]) -> bool:
         """Place all pods of a gang on ready nodes of `pool`, best fit, or none of them."""
+        if len(pods) == 1:  # one pod: nothing to undo
+            res, units = pods[0]
+            if self.pool_free[pool].get(res, 0) < units:
+                return False
+            node = self._best_fit(pool, res, units)
+            if node is None:
+                return False
+            self.allocs[wl] = self._take(node, wl, res, units)
+            return True
         need: dict[str, int] = {}
         for res, units in pods:
             need[res] = need.get(res, 0) + units
@@ -138,9 +147,8 @@ class Cluster:
         if buckets is None:
             return None
         for free in range(units, len(buckets)):
-            bucket = buckets[free]
-            if bucket:
-                return next(iter(bucket.values()))
+            for node in buckets[free].values():
+                return node
         return None
 
     def _take(self, node: Node, wl: int, res: str, units: int) -> list[Alloc]:

@@ -23,7 +23,7 @@ from gpuplane.sim.contention import SharedGpus
 from gpuplane.sim.events import FINISH, INJECT, LOSS, READY, RELEASE, SCALE_DOWN
 from gpuplane.sim.fleet import Fleet
 from gpuplane.sim.pools import PoolModel
-from gpuplane.sim.requests import PodRequest, allowed_pods, model_ignored, pods_for_placement, tolerated
+from gpuplane.sim.requests import Ask, ask_for
 from gpuplane.sim.series import Billing, PoolSeries
 from gpuplane.sim.state import ADMITTED, DONE, QUEUED, REJECTED, RUNNING, TERMINATING, Ledger, Run
 from gpuplane.traces import Workload
@@ -37,7 +37,6 @@ _REJECT_REASONS = (
     "they request no GPU",
     "no pool their class may use offers their request on one node",
 )
-Shape = tuple[tuple[PodRequest, ...], tuple[int, ...], list[tuple[str, int]], bool]
 
 
 def livelock_guard(workloads: int) -> int:
@@ -106,7 +105,7 @@ class Engine:
         self.warnings: list[str] = []
         self._model_warned = 0
         self._livelocks = 0
-        self._shapes: dict[tuple[object, ...], Shape] = {}
+        self._asks: dict[tuple[int, str, str | None], tuple[object, Ask]] = {}
         self.rejected = [0, 0, 0]  # unknown team, no GPU request, no pool can ever run it
 
     # ---- event plumbing ------------------------------------------------------------------------
@@ -197,28 +196,30 @@ class Engine:
         self.events += 1
         idx = len(self.runs)
         team = self.team_index.get(w.team, -1)
-        requests, pools, pods, ignored = self._shape(w)
-        run = Run(idx, w, team, requests, pools, pods)
+        shape = self._ask(w)
+        run = Run(idx, w, team, shape)
         self.runs.append(run)
-        if ignored:
+        if shape.model_ignored:
             self._model_warned += 1
-        if team < 0 or not requests or not pools:
+        if team < 0 or not shape.requests or not shape.pools:
             run.state, run.outcome = REJECTED, "rejected"
-            self.rejected[0 if team < 0 else 1 if not requests else 2] += 1
+            self.rejected[0 if team < 0 else 1 if not shape.requests else 2] += 1
             return
-        self.admitter.submit(idx, w, requests, pools, now)
+        self.admitter.submit(idx, w, shape.requests, shape.pools, now)
         self.kueue_dirty = True
 
-    def _shape(self, w: Workload) -> Shape:
-        """Requests, allowed pools, pod list and whether a GPU-model constraint was ignored;
-        equal shapes share one (read-only) copy."""
-        key = (w.pod_sets, w.klass, w.gpu_model)
-        shape = self._shapes.get(key)
-        if shape is None:
-            requests, pools = allowed_pods(w, self.pools, self.shared)
-            shape = (requests, pools, pods_for_placement(requests), model_ignored(w, self.pools))
-            self._shapes[key] = shape
-        return shape
+    def _ask(self, w: Workload) -> Ask:
+        """The workload's `Ask`; workloads with the same pod sets, class and model share one.
+
+        Readers share identical pod-set tuples between workloads, so the tuple's identity is a
+        cheap first key (the tuple is kept in the value, so its id stays unique); equal tuples
+        that are distinct objects just get their own entry.
+        """
+        key = (id(w.pod_sets), w.klass, w.gpu_model)
+        hit = self._asks.get(key)
+        if hit is None:
+            hit = self._asks[key] = (w.pod_sets, ask_for(w, self.pools, self.shared))
+        return hit[1]
 
     def _finish(self, run: Run, now: float) -> None:
         self._stop(run, now, finished=True)
@@ -311,14 +312,16 @@ class Engine:
     def _settle(self, now: float) -> None:
         if self.kueue_dirty:
             self._cycles(now)
-        if self.place_dirty:
-            for pool in sorted(self.place_dirty):
+        dirty = self.place_dirty
+        if dirty:
+            for pool in sorted(dirty) if len(dirty) > 1 else list(dirty):
                 self._place_pool(pool, now)
-            self.place_dirty.clear()
-        if self.changed:
-            for pool in sorted(self.changed):
+            dirty.clear()
+        changed = self.changed
+        if changed:
+            for pool in sorted(changed) if len(changed) > 1 else changed:
                 self._sample(pool, now)
-            self.changed.clear()
+            changed.clear()
 
     def _cycles(self, now: float) -> None:
         """Scheduling cycles until one changes nothing that another cycle could build on."""
@@ -345,7 +348,7 @@ class Engine:
             run.first_admit = now
         model = self.pools[pool]
         run.pool, run.state, run.wait_since = pool, ADMITTED, now
-        run.gpu_eq = sum(r.count * r.units * model.fraction(r.resource) for r in run.requests)
+        run.gpu_eq = run.shape.gpu_eq(model)
         run.price = model.gpu_second_price
         self.waiting[pool][run.idx] = None
         self.place_dirty.add(pool)
@@ -362,7 +365,7 @@ class Engine:
                 blocked.append(idx)
                 continue
             run = self.runs[idx]
-            if not tolerated(model, tolerations, {r.resource for r in run.requests}):
+            if not run.shape.tolerates(model, tolerations):
                 continue
             if cluster.place(idx, pool, run.pods):
                 placed.append(idx)

@@ -27,6 +27,10 @@ from gpuplane.traces import Workload as TraceWorkload
 from gpuplane.vocab import LABEL_POOL
 
 
+#: The outcome of a cycle that had no heads (shared: the engine only reads outcomes).
+_SKIPPED = CycleOutcome(ran=False)
+
+
 class KueueAdmitter:
     """`sim.admitters.Admitter` on top of `gpuplane.kueue`."""
 
@@ -131,23 +135,22 @@ class KueueAdmitter:
 
     def cycle(self, now: float) -> CycleOutcome:
         """One Kueue cycle; victims keep their quota until `release`."""
-        out = CycleOutcome()
         snap = self.snap
         if not snap.has_heads():
-            out.ran = False  # no heads (every pending workload is parked): a cycle changes nothing
-            return out
+            return _SKIPPED  # no heads (every pending workload is parked): a cycle changes nothing
         snap.now = now
         result = schedule_cycle(snap)
-        out.requeued = result.parked > 0
+        out = CycleOutcome(requeued=result.parked > 0)
         index = self.index
-        out.preempted.extend(index[victim.workload] for victim in result.preempted)
+        if result.preempted:
+            out.preempted.extend(index[victim.workload] for victim in result.preempted)
         for adm in result.admitted:
             pools = tuple(self._pool_of(ps.flavors) for ps in adm.pod_sets)
             out.admitted.append((index[adm.workload], pools))
         return out
 
     def _pool_of(self, flavors: Mapping[str, str]) -> int:
-        for res in sorted(flavors):
+        for res in sorted(flavors) if len(flavors) > 1 else flavors:
             pool = self.flavor_pool.get(flavors[res])
             if pool is not None:
                 return pool

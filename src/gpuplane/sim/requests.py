@@ -12,7 +12,8 @@ The same requests go to Kueue (quota) and to placement (nodes), as they would in
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, field
 
 from gpuplane.sim.pools import PoolModel
 from gpuplane.traces import Workload
@@ -104,7 +105,7 @@ def pods_for_placement(requests: tuple[PodRequest, ...]) -> list[tuple[str, int]
     return [(r.resource, r.units) for r in requests for _ in range(r.count)]
 
 
-def tolerated(pool: PoolModel, tolerations: frozenset[tuple[str, str]], resources: set[str]) -> bool:
+def tolerated(pool: PoolModel, tolerations: frozenset[tuple[str, str]], resources: AbstractSet[str]) -> bool:
     """Whether pods tolerate every NoSchedule/NoExecute taint of the pool.
 
     `tolerations` are (key, value) pairs ("" value = operator Exists) a ResourceFlavor adds. The
@@ -118,3 +119,44 @@ def tolerated(pool: PoolModel, tolerations: frozenset[tuple[str, str]], resource
             continue
         return False
     return True
+
+
+@dataclass(frozen=True)
+class Ask:
+    """Everything the twin derives from a workload's pod sets, class and GPU model, once per shape:
+    its requests, the pools it may use, its pods for placement, the resources it asks for, and
+    whether a GPU-model constraint was ignored. Equal shapes share one `Ask`."""
+
+    requests: tuple[PodRequest, ...]
+    pools: tuple[int, ...]
+    pods: list[tuple[str, int]]
+    resources: frozenset[str]
+    model_ignored: bool
+    _gpu_eq: dict[int, float] = field(default_factory=dict, compare=False, repr=False)
+    _tolerated: dict[int, bool] = field(default_factory=dict, compare=False, repr=False)
+
+    def tolerates(self, pool: PoolModel, tolerations: frozenset[tuple[str, str]]) -> bool:
+        """`tolerated` for this workload's pods on `pool` (the pool's flavor tolerations are fixed)."""
+        got = self._tolerated.get(pool.index)
+        if got is None:
+            got = self._tolerated[pool.index] = tolerated(pool, tolerations, self.resources)
+        return got
+
+    def gpu_eq(self, pool: PoolModel) -> float:
+        """GPU-equivalents the workload holds on `pool` (a MIG 3g slice is 3/7, a replica 1/replicas)."""
+        got = self._gpu_eq.get(pool.index)
+        if got is None:
+            got = self._gpu_eq[pool.index] = sum(r.count * r.units * pool.fraction(r.resource) for r in self.requests)
+        return got
+
+
+def ask_for(w: Workload, pools: list[PoolModel], shared: str = GPU) -> Ask:
+    """The `Ask` of a workload on these pools."""
+    requests, fitting = allowed_pods(w, pools, shared)
+    return Ask(
+        requests,
+        fitting,
+        pods_for_placement(requests),
+        frozenset(r.resource for r in requests),
+        model_ignored(w, pools),
+    )

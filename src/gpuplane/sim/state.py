@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from gpuplane.costs import GpuTime
 from gpuplane.sim.progress import cut, wall_to_finish
-from gpuplane.sim.requests import PodRequest
+from gpuplane.sim.requests import Ask, PodRequest
 from gpuplane.traces import Workload
 
 QUEUED, ADMITTED, RUNNING, DONE, REJECTED, TERMINATING = range(6)
@@ -46,18 +46,16 @@ class Run:
         "lost_gs",
         "need",
         "outcome",
-        "pods",
         "pool",
-        "pools",
         "preemptions",
         "price",
         "quota_wait",
         "rate",
         "rate_since",
-        "requests",
         "restore",
         "runs",
         "seg_start",
+        "shape",
         "state",
         "submit",
         "target",
@@ -67,26 +65,16 @@ class Run:
         "wait_since",
     )
 
-    def __init__(
-        self,
-        idx: int,
-        w: Workload,
-        team: int,
-        requests: tuple[PodRequest, ...],
-        pools: tuple[int, ...],
-        pods: list[tuple[str, int]],
-    ) -> None:
+    def __init__(self, idx: int, w: Workload, team: int, shape: Ask) -> None:
         self.idx = idx
-        self.pods = pods
         self.w = w
         self.team = team
-        self.requests = requests
-        self.pools = pools
+        self.shape = shape
         self.state = QUEUED
         self.pool = -1
         self.gpu_eq = 0.0
         self.price = 0.0  # per GPU-second of the current pool
-        self.target = w.stop_after if requests else 0.0
+        self.target = w.stop_after if shape.requests else 0.0
         self.submit = w.submit
         self.first_admit: float | None = None
         self.first_start: float | None = None
@@ -111,6 +99,16 @@ class Run:
         self.down_since: float | None = None
         self.downtime = 0.0
         self.outcome = "pending"
+
+    @property
+    def requests(self) -> tuple[PodRequest, ...]:
+        """Per-pod requests of every GPU pod set."""
+        return self.shape.requests
+
+    @property
+    def pods(self) -> list[tuple[str, int]]:
+        """The gang as (resource, units) per pod."""
+        return self.shape.pods
 
     @property
     def fails(self) -> bool:
