@@ -2,25 +2,29 @@
 
 One implementation used by `gpuplane explain` and by the simulator. Shaped like Kueue:
 `quantity` (exact milli-units), `objects`/`parse`/`load`/`live` (API objects), `resource_node`
-(quota tree), `queues` (heap + inadmissible), `flavor_assigner`, `preemption` (classical),
-`fair_sharing` (DRS, tournament, fair preemption), `scheduler` (the cycle), `reasons`, `dra`
-(claims to quota). For `explain`: `requests` (a pod's requests as Kueue counts them),
-`jobframework`/`jobcontext` (job objects to Workloads, with `gpuplane.workloads`), `whatif`
-(answers for submitted jobs), `fit` (admitted but unschedulable), `eta` (the snapshot run
-forward), `explain`/`explain_output` (the command and its JSON and tables).
+(quota tree), `queues` (heap + inadmissible), `snapshot` (the mutable state: Kueue's cache plus
+its queue manager), `flavor_assigner`, `assignment`, `preemption` (classical) with `candidates`
+and `candidate_lists`, `fair_sharing` (DRS, tournament) and `fair_preemption`, `entry` (a head
+in a cycle), `scheduler` (the cycle), `reasons`, `results`, `dra` (claims to quota). For
+`explain`: `requests` (a pod's requests as Kueue counts them), `jobframework`/`jobcontext` (job
+objects to Workloads, with `gpuplane.workloads`), `whatif` (answers for submitted jobs), `fit`
+(admitted but unschedulable), `eta` (the snapshot run forward), `explain`/`explain_output` (the
+command and its JSON and tables).
 
 Programmatic use (the simulator)::
 
     from gpuplane.kueue import PodSet, Snapshot, Workload, schedule_cycle
+    from gpuplane.vocab import GPU_RESOURCE
 
     snap = Snapshot.from_objects(objects, fair_sharing=False)  # parsed ClusterQueues, flavors...
     snap.now = 0.0                                     # simulated clock (seconds)
     snap.add_workload(Workload("team-a", "job-1", "lq", priority=100, creation_time=0.0,
-                               pod_sets=[PodSet("main", 4, {"nvidia.com/gpu": 1, "cpu": "8"})]))
+                               pod_sets=[PodSet("main", 4, {GPU_RESOURCE: 1, "cpu": "8"})]))
     result = schedule_cycle(snap)                       # admits / issues preemptions in place
     result.admitted   # [Admitted(workload, cluster_queue, pod_sets=[AdmittedPodSet(name, count, flavors)])]
     result.preempted  # [Preempted(workload, preemptor, reason, cluster_queue, priority)]
     snap.release_preempted()   # victims give back quota and are requeued (as after pod termination)
+    snap.evict("team-a/job-3")  # or one victim at a time, when its pods are gone (what the twin does)
     snap.finish("team-a/job-1")  # a workload ended: quota released, inadmissible ones retried
     snap.evict("team-a/job-2", "PodsReadyTimeout")  # evict now, requeued per Kueue's rules
     pending_report(snap)      # [Pending(workload, cluster_queue, queue 'heap'|'inadmissible', reason)]

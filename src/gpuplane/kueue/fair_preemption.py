@@ -23,7 +23,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 
 from gpuplane.kueue import resource_node as rn
-from gpuplane.kueue.candidates import Item, Source, source
+from gpuplane.kueue.candidate_lists import Item
+from gpuplane.kueue.candidates import Source, source
 from gpuplane.kueue.fair_sharing import Share, dominant_share, is_zero, remember_share
 from gpuplane.kueue.objects import FR
 from gpuplane.kueue.preemption import (

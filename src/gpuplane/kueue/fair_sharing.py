@@ -21,18 +21,20 @@ from gpuplane.kueue.snapshot import CQState, Snapshot
 Share = tuple[float, int]
 ZERO: Share = (0.0, 0)
 
-_LENDABLE: dict[int, tuple[rn.Node, dict[str, int]]] = {}
-
 
 def lendable(node: rn.Node) -> dict[str, int]:
-    """Per resource: Σ potentialAvailable over the node's (flavor, resource) pairs (static)."""
-    hit = _LENDABLE.get(id(node))
-    if hit is not None and hit[0] is node:
-        return hit[1]
+    """Per resource: Σ potentialAvailable over the node's (flavor, resource) pairs.
+
+    Quotas are fixed once the tree is built, so it is memoised on the node itself (it lives and
+    dies with its snapshot; `compute_quotas` clears it).
+    """
+    hit = node.lendable
+    if hit is not None:
+        return hit
     out: dict[str, int] = {}
     for fr in node.subtree:
         out[fr[1]] = out.get(fr[1], 0) + rn.potential_available(node, fr)
-    _LENDABLE[id(node)] = (node, out)
+    node.lendable = out
     return out
 
 

@@ -16,8 +16,6 @@ from gpuplane.kueue.objects import Workload
 HEAP = "heap"
 INADMISSIBLE = "inadmissible"
 
-_SEQ = itertools.count()
-
 Shape = tuple[object, ...]
 
 
@@ -54,7 +52,17 @@ class ClusterQueueQueue:
     shape; `_by_shape` groups those workloads by shape (for SchedulingEquivalenceHashing).
     """
 
-    __slots__ = ("_by_shape", "_heap", "_live", "active", "inadmissible", "name", "sticky", "strategy")
+    __slots__ = (
+        "_by_shape",
+        "_heap",
+        "_live",
+        "_seq",
+        "active",
+        "inadmissible",
+        "name",
+        "sticky",
+        "strategy",
+    )
 
     def __init__(self, strategy: str, name: str = "", active: set[str] | None = None) -> None:
         self.strategy = strategy
@@ -65,6 +73,7 @@ class ClusterQueueQueue:
         self._by_shape: dict[Shape, dict[str, Workload]] = {}
         self.inadmissible: dict[str, Workload] = {}
         self.sticky: str | None = None
+        self._seq = itertools.count()  # entry numbers: only ever compared within this heap
 
     def _drop(self, key: str) -> bool:
         """Take `key` out of the heap's live entries and its shape group; False when it was not there."""
@@ -93,7 +102,7 @@ class ClusterQueueQueue:
             self._drop(key)
         elif not live:
             self.active.add(self.name)
-        seq = next(_SEQ)
+        seq = next(self._seq)
         shape = shape_of(wl)
         live[key] = (seq, shape)
         group = self._by_shape.get(shape)

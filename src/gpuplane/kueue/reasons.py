@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import bisect
-from typing import TYPE_CHECKING
 
+from gpuplane.kueue.entry import Entry
+from gpuplane.kueue.flavor_assigner import MODE_NOFIT, MODE_PREEMPT, quota_text
 from gpuplane.kueue.objects import Workload
 from gpuplane.kueue.quantity import format_quantity
-
-if TYPE_CHECKING:
-    from gpuplane.kueue.scheduler import Entry
-    from gpuplane.kueue.snapshot import Snapshot
+from gpuplane.kueue.snapshot import Snapshot
 
 
 def _dedupe(items: list[str]) -> list[str]:
@@ -39,8 +37,6 @@ def _victims_text(snap: Snapshot, entry: Entry) -> str:
 
 def describe_entry(snap: Snapshot, entry: Entry) -> str:
     """Why a head workload was not admitted in this cycle."""
-    from gpuplane.kueue.flavor_assigner import MODE_NOFIT, MODE_PREEMPT
-
     a = entry.assignment
     details = "; ".join(_dedupe(a.reasons)) if a is not None else ""
     mode = entry.mode()
@@ -48,8 +44,6 @@ def describe_entry(snap: Snapshot, entry: Entry) -> str:
         return "waiting for workloads preempted by another workload to release quota"
     if entry.status == "skipped":
         if not details and a is not None:
-            from gpuplane.kueue.flavor_assigner import quota_text
-
             details = "; ".join(
                 f"needs {format_quantity(v)} {fr[1]} in flavor {fr[0]}; {quota_text(entry.state, fr)}"
                 for fr, v in sorted(a.usage.items())

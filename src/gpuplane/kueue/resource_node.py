@@ -22,6 +22,7 @@ class Node:
         "drs",
         "h",
         "is_cq",
+        "lendable",
         "lending_limit",
         "local",
         "name",
@@ -51,6 +52,7 @@ class Node:
         self.ver = 0
         self.drs: tuple[int, tuple[float, int]] | None = None
         self.potential: dict[FR, int] = {}  # memo of potential_available (quotas are fixed)
+        self.lendable: dict[str, int] | None = None  # memo of fair_sharing.lendable
 
     def __repr__(self) -> str:
         kind = "CQ" if self.is_cq else "Cohort"
@@ -96,9 +98,9 @@ class Node:
 
 def compute_quotas(root: Node) -> None:
     """Fill `subtree` and `local` (guaranteed) quota bottom-up for a tree (no usage)."""
-    root.potential = {}
+    root.potential, root.lendable = {}, None
     for cq in root.child_cqs:
-        cq.potential = {}
+        cq.potential, cq.lendable = {}, None
     for child in root.child_cohorts:
         compute_quotas(child)
     subtree = dict(root.nominal)

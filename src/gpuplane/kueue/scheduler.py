@@ -8,45 +8,24 @@ for the cycle. Victims are marked evicted and keep their quota until `release_pr
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 
 from gpuplane.kueue import resource_node as rn
 from gpuplane.kueue.assignment import assignments
+from gpuplane.kueue.entry import (
+    FAILED_AFTER_NOMINATION,
+    GENERIC,
+    NAMESPACE_MISMATCH,
+    PENDING_PREEMPTION,
+    Entry,
+)
 from gpuplane.kueue.fair_sharing import tournament_order
-from gpuplane.kueue.flavor_assigner import MODE_NOFIT, MODE_PREEMPT, Assignment
+from gpuplane.kueue.flavor_assigner import MODE_NOFIT, MODE_PREEMPT
 from gpuplane.kueue.objects import FR, Admission, PodSetAssignment, Workload
 from gpuplane.kueue.preemption import Target, can_always_reclaim
 from gpuplane.kueue.queues import HEAP, INADMISSIBLE
 from gpuplane.kueue.reasons import describe_entry, describe_waiting
 from gpuplane.kueue.results import Admitted, AdmittedPodSet, CycleResult, Pending, Preempted
 from gpuplane.kueue.snapshot import CQState, ScanState, Snapshot
-
-GENERIC, FAILED_AFTER_NOMINATION, PENDING_PREEMPTION, NAMESPACE_MISMATCH = (
-    "Generic",
-    "FailedAfterNomination",
-    "PendingPreemption",
-    "NamespaceMismatch",
-)
-
-
-@dataclass(slots=True)
-class Entry:
-    """A head workload being scheduled in this cycle."""
-
-    wl: Workload
-    state: CQState
-    assignment: Assignment | None = None
-    targets: list[Target] = field(default_factory=list)
-    status: str = ""
-    requeue: str = GENERIC
-    message: str = ""
-    inadmissible: bool = False
-
-    def usage(self) -> dict[FR, int]:
-        return self.assignment.usage if self.assignment is not None else {}
-
-    def mode(self) -> int:
-        return self.assignment.mode() if self.assignment is not None else MODE_NOFIT
 
 
 def _heads(snap: Snapshot) -> list[Workload]:

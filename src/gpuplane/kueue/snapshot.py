@@ -1,17 +1,22 @@
 """The mutable scheduling state: quota tree, queues and workloads, driven cycle after cycle.
 
-`Snapshot.from_objects` builds it from parsed objects; the simulator then calls
-`add_workload`, `finish`, `evict` and `release_preempted` between `schedule_cycle` calls.
-Usage is kept incrementally in the quota tree (see `resource_node.py`).
+Despite its name, `Snapshot` is not Kueue's per-cycle snapshot (`pkg/cache/scheduler` copies the
+cache at the start of each cycle and throws the copy away). It is what Kueue keeps between
+cycles: the cache (`pkg/cache`: ClusterQueues, cohorts, flavors, admitted workloads and their
+usage in the quota tree) together with the queue manager (`pkg/queue`: each ClusterQueue's heap
+and inadmissible set). A cycle changes it in place and undoes its own simulated changes, so no
+copy is needed. `Snapshot.from_objects` builds it from parsed objects; the simulator then calls
+`add_workload`, `finish`, `evict` and `release_preempted` between `schedule_cycle` calls. Usage
+is kept incrementally in the quota tree (see `resource_node.py`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from gpuplane.kueue import resource_node as rn
+from gpuplane.kueue.candidate_lists import SortedCandidates
 from gpuplane.kueue.objects import (
     FR,
     Admission,
@@ -27,9 +32,6 @@ from gpuplane.kueue.objects import (
     Workload,
 )
 from gpuplane.kueue.queues import HEAP, INADMISSIBLE, ClusterQueueQueue
-
-if TYPE_CHECKING:
-    from gpuplane.kueue.candidates import SortedCandidates
 
 
 @dataclass
@@ -66,7 +68,8 @@ class ScanState:
 
 
 class Snapshot:
-    """Everything the scheduler reads and changes. Build with `from_objects`."""
+    """Everything the scheduler reads and changes between cycles (Kueue's cache and queue manager,
+    not its per-cycle snapshot). Build with `from_objects`."""
 
     def __init__(self, fair_sharing: FairSharingConfig | None = None) -> None:
         self.flavors: dict[str, ResourceFlavor] = {}
@@ -199,10 +202,7 @@ class Snapshot:
         if not active:
             return False
         cqs = self.cqs
-        for name in active:
-            if cqs[name].inactive is None:
-                return True
-        return False
+        return any(cqs[name].inactive is None for name in active)
 
     def cq_for(self, wl: Workload) -> tuple[str | None, str | None]:
         """(ClusterQueue name, problem): resolve the workload's LocalQueue."""

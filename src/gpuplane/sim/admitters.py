@@ -10,6 +10,7 @@ implements `Admitter` and registers a factory under a name:
     def _build(setup: AdmissionSetup) -> Admitter: ...
 
 `simulate(..., admitter="my-admitter")` then uses it; `admitter=` also takes a factory directly.
+The built-ins register when `gpuplane.sim` is imported (its `replay` module imports them).
 docs/contributing.md ("Adding an admitter") has the checklist; tests/sim/test_admitters.py runs
 every registered admitter through the twin's invariants.
 """
@@ -111,13 +112,8 @@ def register_admitter(name: str) -> Callable[[AdmitterFactory], AdmitterFactory]
     return add
 
 
-def _load_builtins() -> None:
-    import gpuplane.sim.kueue_admitter  # noqa: F401  (registers "kueue")
-
-
 def admitter_names() -> list[str]:
     """Every registered admitter, sorted."""
-    _load_builtins()
     return sorted(_REGISTRY)
 
 
@@ -125,7 +121,6 @@ def admitter_factory(admitter: str | AdmitterFactory) -> AdmitterFactory:
     """The factory registered as `admitter` (a UsageError names the known ones), or `admitter` itself."""
     if not isinstance(admitter, str):
         return admitter
-    _load_builtins()
     factory = _REGISTRY.get(admitter)
     if factory is None:
         raise UsageError(f"unknown admitter {admitter!r} (known: {', '.join(sorted(_REGISTRY))})")

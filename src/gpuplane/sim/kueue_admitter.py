@@ -26,7 +26,6 @@ from gpuplane.sim.requests import GPU, PodRequest
 from gpuplane.traces import Workload as TraceWorkload
 from gpuplane.vocab import LABEL_POOL
 
-
 #: The outcome of a cycle that had no heads (shared: the engine only reads outcomes).
 _SKIPPED = CycleOutcome(ran=False)
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from gpuplane.costs import PoolPrice, pool_price
 from gpuplane.spec import NodePool, PlatformSpec, derived
+from gpuplane.vocab import is_mig_resource
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,7 @@ def _unit_fractions(pool: NodePool, per_gpu: dict[str, int]) -> tuple[tuple[str,
     out: list[tuple[str, float]] = []
     for res, units in sorted(per_gpu.items()):
         share = 1.0 / units if units else 1.0
-        if acc is not None and res.startswith("nvidia.com/mig-"):
+        if acc is not None and is_mig_resource(res):
             with contextlib.suppress(ValueError):
                 share = resources.gpu_fraction(res, acc)
         out.append((res, share))

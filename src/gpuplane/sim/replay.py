@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from gpuplane.sim import kueue_admitter as _builtin_admitters  # noqa: F401  (registers "kueue")
 from gpuplane.sim.admitters import AdmissionSetup, AdmitterFactory, TeamQueue, admitter_factory
 from gpuplane.sim.config import SimConfig
 from gpuplane.sim.engine import Engine, Outcome, Progress

@@ -1,11 +1,13 @@
 """What a trace workload asks Kubernetes for: extended resources per pod, node affinity, tolerations.
 
-The same requests go to Kueue (quota) and to placement (nodes), as they would in a cluster:
-- whole GPUs -> `nvidia.com/gpu: n`;
-- a MIG profile -> `nvidia.com/mig-<profile>: n`;
-- a GPU fraction (0 < f < 1) -> one unit of the shared resource (`nvidia.com/gpu`, or
-  `nvidia.com/gpu.shared` where a pool renames it): a time-slicing/MPS replica on a shared pool,
-  a whole GPU on an exclusive one, since Kubernetes cannot request part of a device;
+The same requests go to Kueue (quota) and to placement (nodes), as they would in a cluster
+(resource names from `gpuplane.vocab` and `gpuplane.sharing`):
+- whole GPUs -> n of the GPU resource (`vocab.GPU_RESOURCE`);
+- a MIG profile -> n of that profile's MIG resource (`vocab.mig_resource`);
+- a GPU fraction (0 < f < 1) -> one unit of the shared resource (the GPU resource, or the renamed
+  shared one where a pool advertises it, `sharing.resources.shared_resource_name`): a
+  time-slicing/MPS replica on a shared pool, a whole GPU on an exclusive one, since Kubernetes
+  cannot request part of a device;
 - the workload class restricts pods to the pools whose `workloadClasses` include it, and a GPU
   model constraint to pools with a matching accelerator (node affinity on gpuplane's labels).
 """
@@ -15,13 +17,14 @@ from __future__ import annotations
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
+from gpuplane.sharing.resources import shared_resource_name
 from gpuplane.sim.pools import PoolModel
 from gpuplane.traces import Workload
-from gpuplane.vocab import GPU_RESOURCE, GPU_SHARED_RESOURCE, MIG_RESOURCE_PREFIX
+from gpuplane.vocab import GPU_RESOURCE, mig_resource
 
 GPU = GPU_RESOURCE
-GPU_SHARED = GPU_SHARED_RESOURCE
-MIG_PREFIX = MIG_RESOURCE_PREFIX
+#: What shared GPUs are advertised as when a pool renames them (derived by `gpuplane.sharing`).
+GPU_SHARED = shared_resource_name(True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,8 +38,8 @@ class PodRequest:
 
 
 def shared_resource(pools: list[PoolModel]) -> str:
-    """The resource a fractional pod asks for: `nvidia.com/gpu.shared` where a pool advertises it
-    (its GPUs are shared under that name, so whole-GPU pods stay off it), else `nvidia.com/gpu`."""
+    """The resource a fractional pod asks for: the renamed shared resource where a pool advertises
+    it (its GPUs are shared under that name, so whole-GPU pods stay off it), else the GPU resource."""
     offered = {res for p in pools for res, _ in p.per_gpu}
     return GPU_SHARED if GPU_SHARED in offered else GPU
 
@@ -47,7 +50,7 @@ def pod_requests(w: Workload, shared: str = GPU) -> tuple[PodRequest, ...]:
     for ps in w.pod_sets:
         if ps.mig_profile:
             out.append(
-                PodRequest(ps.name, ps.count, MIG_PREFIX + ps.mig_profile, max(1, round(ps.gpus_per_pod)))
+                PodRequest(ps.name, ps.count, mig_resource(ps.mig_profile), max(1, round(ps.gpus_per_pod)))
             )
         elif ps.gpus_per_pod >= 1:
             out.append(PodRequest(ps.name, ps.count, GPU, round(ps.gpus_per_pod)))
@@ -77,7 +80,7 @@ def allowed_pods(
     """The workload's pod requests and the pools its pods may use and fit on.
 
     A pool qualifies when the class and GPU model allow it and one of its nodes offers every
-    request of a pod (`nvidia.com/mig-1g.10gb` on a MIG pool, 8 GPUs on an 8-GPU node...). An
+    request of a pod (a 1g.10gb MIG device on a MIG pool, 8 GPUs on an 8-GPU node...). An
     empty result means no node of this platform can ever run the workload.
     """
     requests = pod_requests(w, shared)
@@ -109,7 +112,7 @@ def tolerated(pool: PoolModel, tolerations: frozenset[tuple[str, str]], resource
     """Whether pods tolerate every NoSchedule/NoExecute taint of the pool.
 
     `tolerations` are (key, value) pairs ("" value = operator Exists) a ResourceFlavor adds. The
-    twin's GPU pods tolerate `nvidia.com/gpu` (as NVIDIA's docs tell users to) and, through
+    twin's GPU pods tolerate the GPU resource's taint key (as NVIDIA's docs tell users to) and, through
     Kubernetes' ExtendedResourceToleration admission plugin, every extended resource they request.
     """
     for key, value, effect in pool.taints:
@@ -146,7 +149,9 @@ class Ask:
         """GPU-equivalents the workload holds on `pool` (a MIG 3g slice is 3/7, a replica 1/replicas)."""
         got = self._gpu_eq.get(pool.index)
         if got is None:
-            got = self._gpu_eq[pool.index] = sum(r.count * r.units * pool.fraction(r.resource) for r in self.requests)
+            got = self._gpu_eq[pool.index] = sum(
+                r.count * r.units * pool.fraction(r.resource) for r in self.requests
+            )
         return got
 
 

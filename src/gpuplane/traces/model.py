@@ -25,7 +25,8 @@ class PodSet:
 
     `gpus_per_pod` is whole GPUs (1, 2, 8), a fraction of one GPU for shared pods (0.46 from
     Alibaba's `gpu_milli`), or, when `mig_profile` is set, the number of MIG devices of that
-    profile per pod (the Kubernetes resource `nvidia.com/mig-<profile>`). 0 means a CPU-only pod.
+    profile per pod (the profile's MIG extended resource, `gpuplane.vocab.mig_resource`). 0 means a
+    CPU-only pod.
     """
 
     name: str

@@ -1,0 +1,63 @@
+"""One ClusterQueue's admitted workloads in the static part of Kueue's CandidatesOrdering.
+
+Kept per ClusterQueue and per set of (flavor, resource) pairs by the snapshot (`CQState.cand_cache`)
+and used by `candidates` to select preemption candidates; this module depends on the API objects
+only, so the snapshot can hold these lists without importing the candidate selection.
+"""
+
+from __future__ import annotations
+
+import math
+
+from gpuplane.kueue.objects import FR, Workload
+
+StaticKey = tuple[int, float, str, str]
+
+
+def static_key(wl: Workload) -> StaticKey:
+    """Priority ascending, most recently admitted first, then UID and name."""
+    reserved = wl.quota_reserved_time if wl.quota_reserved_time is not None else math.inf
+    return (wl.priority, -reserved, wl.uid, wl.key)
+
+
+Item = tuple[Workload, dict[FR, int], tuple[tuple[FR, int], ...]]
+"""A candidate with its usage and that usage as a hashable shape (equal shapes, equal effect)."""
+
+
+class SortedCandidates:
+    """One ClusterQueue's admitted workloads holding some of a set of frs, in static order.
+
+    Built on first use: `items` pairs each workload with its usage and usage shape, and
+    `prefix(i)` is the summed usage of the first `i` workloads (cached per `i`: a policy
+    selects the same prefix again and again), so the total a policy could free is one lookup.
+    """
+
+    __slots__ = ("_items", "_prefix", "_usage_of", "prios", "workloads", "wver")
+
+    def __init__(self, wver: int, workloads: list[Workload], usage_of: dict[str, dict[FR, int]]) -> None:
+        self.wver = wver
+        self.workloads = workloads
+        self.prios = [w.priority for w in workloads]
+        self._usage_of = usage_of
+        self._items: list[Item] | None = None
+        self._prefix: dict[int, dict[FR, int]] = {}
+
+    def items(self) -> list[Item]:
+        """(workload, usage, shape) for every workload, in order."""
+        if self._items is None:
+            usage_of = self._usage_of
+            usages = [usage_of.get(w.key, {}) for w in self.workloads]
+            self._items = [(w, u, tuple(u.items())) for w, u in zip(self.workloads, usages, strict=True)]
+        return self._items
+
+    def prefix(self, end: int) -> dict[FR, int]:
+        """Summed usage of `workloads[:end]`, cached per `end` (do not modify the returned map)."""
+        total = self._prefix.get(end)
+        if total is None:
+            total = {}
+            usage_of = self._usage_of
+            for w in self.workloads[:end]:
+                for fr, v in usage_of.get(w.key, {}).items():
+                    total[fr] = total.get(fr, 0) + v
+            self._prefix[end] = total
+        return total

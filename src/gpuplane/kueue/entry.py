@@ -1,0 +1,40 @@
+"""A head workload as one scheduling cycle handles it, and the reasons it can be requeued for.
+
+Shared by the cycle (`scheduler`) and the reasons it gives (`reasons`), so neither imports the other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gpuplane.kueue.flavor_assigner import MODE_NOFIT, Assignment
+from gpuplane.kueue.objects import FR, Workload
+from gpuplane.kueue.preemption import Target
+from gpuplane.kueue.snapshot import CQState
+
+GENERIC, FAILED_AFTER_NOMINATION, PENDING_PREEMPTION, NAMESPACE_MISMATCH = (
+    "Generic",
+    "FailedAfterNomination",
+    "PendingPreemption",
+    "NamespaceMismatch",
+)
+
+
+@dataclass(slots=True)
+class Entry:
+    """A head workload being scheduled in this cycle."""
+
+    wl: Workload
+    state: CQState
+    assignment: Assignment | None = None
+    targets: list[Target] = field(default_factory=list)
+    status: str = ""
+    requeue: str = GENERIC
+    message: str = ""
+    inadmissible: bool = False
+
+    def usage(self) -> dict[FR, int]:
+        return self.assignment.usage if self.assignment is not None else {}
+
+    def mode(self) -> int:
+        return self.assignment.mode() if self.assignment is not None else MODE_NOFIT
