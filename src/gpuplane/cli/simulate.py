@@ -45,7 +45,11 @@ def simulate_command(
         ),
     ] = None,
     fmt: Annotated[
-        str, typer.Option("--format", help="Trace format (auto-detected from the header).")
+        str,
+        typer.Option(
+            "--format",
+            help="Trace format: auto (detected from the header), gpuplane, philly-pollux, dirlab, openb.",
+        ),
     ] = "auto",
     seed: Annotated[
         int, typer.Option("--seed", help="Seed of every random process (same seed, same output).")

@@ -2,15 +2,15 @@
 gpuplane CSV, a team mapping, and a seeded synthetic generator."""
 
 from gpuplane.traces.csvformat import COLUMNS, parse_pod_sets, write_csv_stream, write_workloads_csv
-from gpuplane.traces.generator import DEFAULT_TEAMS, builtin_week, generate
-from gpuplane.traces.load import (
-    FORMATS,
-    WorkloadSet,
-    WorkloadStream,
+from gpuplane.traces.formats import (
+    TraceFormat,
     detect_format,
-    load_workload,
-    read_workloads,
+    format_names,
+    register_format,
+    trace_formats,
 )
+from gpuplane.traces.generator import DEFAULT_TEAMS, builtin_week, generate
+from gpuplane.traces.load import FORMATS, WorkloadSet, WorkloadStream, load_workload, read_workloads
 from gpuplane.traces.model import (
     FINAL_STATUSES,
     WORKLOAD_CLASSES,
@@ -44,6 +44,7 @@ __all__ = [
     "GeneratorParams",
     "PodSet",
     "TeamMap",
+    "TraceFormat",
     "Workload",
     "WorkloadClass",
     "WorkloadSet",
@@ -53,6 +54,7 @@ __all__ = [
     "default_params",
     "default_team",
     "detect_format",
+    "format_names",
     "generate",
     "iter_map_teams",
     "load_team_map",
@@ -62,7 +64,9 @@ __all__ = [
     "parse_pod_sets",
     "parse_team_map",
     "read_workloads",
+    "register_format",
     "timed_work",
+    "trace_formats",
     "with_checkpoint",
     "write_csv_stream",
     "write_workloads_csv",

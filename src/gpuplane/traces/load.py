@@ -1,5 +1,6 @@
-"""One entry point for every workload file: detect the format from the header, stream the
-records, collect the warnings, and optionally map trace queues to the spec's teams."""
+"""One entry point for every workload file: detect the format from the header (the registry in
+`formats`), stream the records, collect the warnings, and optionally map trace queues to the
+spec's teams."""
 
 from __future__ import annotations
 
@@ -11,34 +12,13 @@ from typing import overload
 
 from gpuplane.errors import InputError, Problem
 from gpuplane.inputs import display_name
-from gpuplane.traces.csvformat import is_gpuplane_header, read_gpuplane_rows
+from gpuplane.traces.formats import detect_format, format_named, format_names, resolve_name
 from gpuplane.traces.model import Workload
-from gpuplane.traces.openb import is_openb_header, read_openb
-from gpuplane.traces.philly import DIRLAB_COLUMNS, POLLUX_COLUMNS, philly_origin, read_dirlab, read_pollux
 from gpuplane.traces.rows import Issues, numbered_rows, open_csv
 from gpuplane.traces.teams import TeamMap, iter_map_teams, load_team_map
 
-FORMATS: tuple[str, ...] = ("auto", "gpuplane", "philly-pollux", "dirlab", "openb")
-_ALIASES = {"philly": "philly-pollux", "pollux": "philly-pollux", "helios": "dirlab", "csv": "gpuplane"}
-
-
-def detect_format(header: list[str], file: str) -> str:
-    """The format a header belongs to, or InputError listing what was expected."""
-    if is_gpuplane_header(header):
-        return "gpuplane"
-    if tuple(header) == POLLUX_COLUMNS:
-        return "philly-pollux"
-    if all(c in header for c in DIRLAB_COLUMNS):
-        return "dirlab"
-    if is_openb_header(header):
-        return "openb"
-    raise InputError.single(
-        file,
-        "unknown workload format: the header matches none of gpuplane CSV (id, class, submit_s, "
-        "pod_sets, ...), Philly/Pollux (timestamp,duration,num_gpus,gpu_time,cluster), DIR-LAB "
-        "(u_id,user,gpu_num,...) or Alibaba openb (name,cpu_milli,memory_mib,num_gpu,gpu_milli,...)",
-        line=1,
-    )
+#: The built-in formats (what `--format` accepts is `formats.format_names()`, registered ones included).
+FORMATS: tuple[str, ...] = format_names()
 
 
 class WorkloadStream:
@@ -56,9 +36,7 @@ class WorkloadStream:
         self.strict = strict
         self.limit = limit
         self.issues = Issues(self.file, strict)
-        wanted = _ALIASES.get(fmt, fmt)
-        if wanted not in FORMATS:
-            raise InputError.single(self.file, f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
+        wanted = resolve_name(fmt, self.file)
         with open_csv(self.path) as stream:
             header, _ = numbered_rows(stream, self.file)
         detected = detect_format(header, self.file)
@@ -74,17 +52,10 @@ class WorkloadStream:
 
     def __iter__(self) -> Iterator[Workload]:
         self.issues.reset()
-        origin = philly_origin(self.path) if self.format == "philly-pollux" else None
+        reader = format_named(self.format).read
         with open_csv(self.path) as stream:
             header, rows = numbered_rows(stream, self.file, self.issues)
-            if self.format == "gpuplane":
-                records = read_gpuplane_rows(header, rows, self.issues)
-            elif self.format == "philly-pollux":
-                records = read_pollux(header, rows, self.issues, origin)
-            elif self.format == "dirlab":
-                records = read_dirlab(header, rows, self.issues)
-            else:
-                records = read_openb(header, rows, self.issues)
+            records = reader(self.path, header, rows, self.issues)
             yield from (records if self.limit is None else islice(records, self.limit))
 
 
