@@ -1,8 +1,13 @@
-"""Benchmarks of `gpuplane simulate`: wall time, peak memory, simulated jobs/s and events/s.
+"""Benchmarks of `gpuplane simulate`: wall and CPU time, peak memory, jobs per CPU-second, events/s.
 
 Cases: the full Philly trace (philly-pollux, 82,247 jobs, 15 virtual clusters) on a platform sized
 like Philly; the same with spot evictions and checkpointing; a 10x synthetic trace (~800,000
-jobs, to show how cost grows with jobs); and Alibaba's openb pods on time-sliced GPUs.
+jobs, to show how cost grows with jobs); Alibaba's openb pods on time-sliced GPUs; and the GKE
+example (fair sharing, hierarchical cohorts, preemption) under load.
+
+The Philly case also runs the reference (reference_fifo.py: a minimal SimPy model of FIFO gang
+placement on 8-GPU nodes) on the same trace in the same child process, and prints both speeds in
+jobs per CPU-second, their ratio (twin / reference) and how many start times agree.
 Each case runs in a forked child so its peak RSS is its own. Traces come from ../shared.
 """
 
@@ -73,15 +78,40 @@ def philly_spec(queues: list[str], *, spot: bool = False) -> Any:
     )
 
 
-def _measure(name: str, build: Callable[[], tuple[Any, list[Any], Any]], out: Any) -> None:
+def _measure(name: str, build: Callable[[], tuple[Any, list[Any], Any]], out: Any, reference: bool) -> None:
     from gpuplane.sim.replay import simulate
 
     spec, workloads, config = build()
-    start = time.perf_counter()
+    ref = _reference(spec, workloads) if reference else None
+    start, cpu = time.perf_counter(), time.process_time()
     outcome = simulate(spec, workloads, config)
-    wall = time.perf_counter() - start
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    out.put((name, wall, peak_mib, len(workloads), outcome.events, outcome.cycles))
+    agree = None
+    if ref is not None:
+        starts = {run.w.id: run.first_start for run in outcome.runs}
+        agree = sum(1 for w, s in zip(workloads, ref[1], strict=True) if starts[w.id] == s)
+    out.put(
+        (name, wall, cpu, peak_mib, len(workloads), outcome.events, outcome.cycles, ref and ref[0], agree)
+    )
+
+
+def _reference(spec: Any, workloads: list[Any]) -> tuple[float, list[float | None]]:
+    """CPU seconds of the SimPy reference on the same jobs, and its start times (input order)."""
+    import importlib.util
+
+    found = importlib.util.spec_from_file_location(
+        "reference_fifo", Path(__file__).with_name("reference_fifo.py")
+    )
+    assert found is not None and found.loader is not None
+    reference_fifo = importlib.util.module_from_spec(found)
+    found.loader.exec_module(reference_fifo)
+
+    nodes = sum(p.max_nodes for p in spec.node_pools)
+    jobs = [(w.submit, round(w.total_gpus), w.duration) for w in workloads]
+    cpu = time.process_time()
+    starts = reference_fifo.simulate(jobs, nodes)
+    return time.process_time() - cpu, starts
 
 
 def _philly(spot: bool) -> Callable[[], tuple[Any, list[Any], Any]]:
@@ -168,32 +198,53 @@ def _openb() -> tuple[Any, list[Any], Any]:
     return openb_spec(), list(ws), SimConfig(seed=3)
 
 
-def case(name: str, build: Callable[[], tuple[Any, list[Any], Any]]) -> list[tuple[str, str]]:
+def case(
+    name: str, build: Callable[[], tuple[Any, list[Any], Any]], reference: bool = False
+) -> list[tuple[str, str]]:
     """Run one case in a forked child and format its figures."""
     ctx = mp.get_context("fork")
     queue = ctx.Queue()
-    proc = ctx.Process(target=_measure, args=(name, build, queue))
+    proc = ctx.Process(target=_measure, args=(name, build, queue, reference))
     proc.start()
     result = queue.get()
     proc.join()
-    _, wall, peak, jobs, events, cycles = result
-    return [
-        (f"{name}: wall time", f"{wall:.1f} s"),
+    _, wall, cpu, peak, jobs, events, cycles, ref_cpu, agree = result
+    rows = [
+        (f"{name}: wall time", f"{wall:.1f} s (cpu {cpu:.1f} s)"),
         (f"{name}: peak memory", f"{peak:.0f} MiB"),
-        (f"{name}: simulated jobs/s", f"{jobs / wall:,.0f} ({jobs:,} jobs)"),
+        (f"{name}: jobs per CPU-second", f"{jobs / cpu:,.0f} ({jobs:,} jobs)"),
         (f"{name}: events/s", f"{events / wall:,.0f} ({events:,} events, {cycles:,} Kueue cycles)"),
     ]
+    if ref_cpu:
+        rows += [
+            (f"{name}: reference (SimPy FIFO gangs)", f"{jobs / ref_cpu:,.0f} jobs per CPU-second"),
+            (f"{name}: twin / reference", f"{ref_cpu / cpu:.2f} ({agree:,} of {jobs:,} start times agree)"),
+        ]
+    return rows
 
 
 def run() -> list[tuple[str, str]]:
     """All cases; rows of (label, figure)."""
     rows: list[tuple[str, str]] = []
-    rows += case("philly full", _philly(spot=False))
+    rows += case("philly full", _philly(spot=False), reference=True)
     rows += case("philly spot+checkpoint", _philly(spot=True))
     rows += case("synthetic 1x", _synthetic(1))
     rows += case("synthetic 10x", _synthetic(10))
     rows += case("openb GPU sharing", _openb)
+    rows += case("gke example, fair sharing under load (3 days)", _gke)
     return rows
+
+
+def _gke() -> tuple[Any, list[Any], Any]:
+    """examples/gke-h100.yaml (fair sharing, hierarchical cohorts, preemption) at 1.5x its capacity."""
+    from gpuplane.sim.config import SimConfig
+    from gpuplane.spec import load_spec
+    from gpuplane.traces import generate
+
+    spec = load_spec(REPO / "examples" / "gke-h100.yaml")
+    capacity = sum(p.max_nodes * p.gpus for p in spec.node_pools if p.is_gpu)
+    workloads = generate(4, 3 * 86400.0, [t.name for t in spec.teams], capacity_gpus=capacity, load=1.5)
+    return spec, workloads, SimConfig(seed=4)
 
 
 if __name__ == "__main__":
@@ -204,7 +255,8 @@ if __name__ == "__main__":
         "syn1": _synthetic(1),
         "syn10": _synthetic(10),
         "openb": _openb,
+        "gke": _gke,
     }
     for n in names or list(table):
-        for label, figure in case(n, table[n]):
+        for label, figure in case(n, table[n], reference=n == "philly"):
             print(f"{label:45s} {figure}")

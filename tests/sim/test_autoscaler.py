@@ -45,10 +45,10 @@ def test_scale_from_zero_waits_for_provisioning_and_scales_down_after_unneeded_t
     assert run.first_admit == 100.0 and run.first_start == 520.0 and run.end == 520.0 + 3600
     assert run.capacity_wait == 420.0 and run.quota_wait == 0.0
     s = out.series[0]
-    assert s.t == [0.0, 100.0, 520.0, 4120.0, 4720.0]
-    assert s.nodes == [0, 0, 2, 2, 0]  # ready nodes
-    assert s.provisioned == [0, 16, 16, 16, 0]  # billed GPUs (provisioning included)
-    assert s.allocated == [0, 0, 16, 0, 0]
+    assert list(s.t) == [0.0, 100.0, 520.0, 4120.0, 4720.0]
+    assert list(s.nodes) == [0, 0, 2, 2, 0]  # ready nodes
+    assert list(s.provisioned) == [0, 16, 16, 16, 0]  # billed GPUs (provisioning included)
+    assert list(s.allocated) == [0, 0, 16, 0, 0]
     assert out.billing.nodes_created == [2] and out.billing.nodes_removed == [2]
     # two nodes billed from the scale-up request (100) to removal (end + 600)
     assert out.billing.node_seconds[0] == 2 * (4120.0 + 600 - 100)

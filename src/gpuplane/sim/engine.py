@@ -24,8 +24,9 @@ from gpuplane.sim.events import FINISH, INJECT, LOSS, READY, RELEASE, SCALE_DOWN
 from gpuplane.sim.fleet import Fleet
 from gpuplane.sim.pools import PoolModel
 from gpuplane.sim.requests import Ask, ask_for
+from gpuplane.sim.runs import RunTable
 from gpuplane.sim.series import Billing, PoolSeries
-from gpuplane.sim.state import ADMITTED, DONE, QUEUED, REJECTED, RUNNING, TERMINATING, Ledger, Run
+from gpuplane.sim.state import ADMITTED, QUEUED, REJECTED, RUNNING, TERMINATING, Ledger, Run
 from gpuplane.traces import Workload
 from gpuplane.vocab import GPU_RESOURCE
 
@@ -37,6 +38,14 @@ _REJECT_REASONS = (
     "they request no GPU",
     "no pool their class may use offers their request on one node",
 )
+
+
+def _submission_order(workloads: Sequence[Workload]) -> Sequence[int]:
+    """Indices of `workloads` by submit time, ties in list order (no list when already sorted)."""
+    n = len(workloads)
+    if all(workloads[i].submit <= workloads[i + 1].submit for i in range(n - 1)):
+        return range(n)
+    return sorted(range(n), key=lambda i: (workloads[i].submit, i))
 
 
 def livelock_guard(workloads: int) -> int:
@@ -57,7 +66,7 @@ class Outcome:
 
     pools: list[PoolModel]
     teams: list[str]
-    runs: list[Run]
+    runs: RunTable
     ledger: Ledger
     series: list[PoolSeries]
     billing: Billing
@@ -90,7 +99,9 @@ class Engine:
         self.fleet = Fleet(pools, config, self.push)
         self.cluster = self.fleet.cluster
         self.contention = SharedGpus([config.interference(p.sharing) for p in pools])
-        self.runs: list[Run] = []
+        self.live: dict[int, Run] = {}  # workloads not done yet, by index
+        self.table = RunTable(0)  # results of the done ones (sized when the run starts)
+        self.submitted = 0
         self.ledger = Ledger(len(teams), len(pools))
         self.series = [PoolSeries() for _ in pools]
         self.waiting: list[dict[int, None]] = [{} for _ in pools]  # admitted, not placed, per pool
@@ -117,7 +128,8 @@ class Engine:
     def run(self, workloads: Sequence[Workload], progress: Progress | None = None) -> Outcome:
         """Replay `workloads` (any order; ties in submit time keep list order) until nothing can
         happen or the horizon."""
-        order = sorted(range(len(workloads)), key=lambda i: (workloads[i].submit, i))
+        order = _submission_order(workloads)
+        self.table = RunTable(len(workloads))
         self.fleet.start()
         for pool in self.pools:
             self._sample(pool.index, 0.0)
@@ -154,7 +166,7 @@ class Engine:
         return Outcome(
             self.pools,
             self.teams,
-            self.runs,
+            self.table,
             self.ledger,
             self.series,
             self.fleet.billing,
@@ -168,12 +180,12 @@ class Engine:
     def _event(self, kind: int, a: int, b: float, now: float) -> None:
         self.events += 1
         if kind == FINISH:
-            run = self.runs[a]
-            if run.state == RUNNING and run.gen == int(b):
+            run = self.live.get(a)
+            if run is not None and run.state == RUNNING and run.gen == int(b):
                 self._finish(run, now)
         elif kind == RELEASE:
-            run = self.runs[a]
-            if run.state == TERMINATING and run.gen == int(b):
+            run = self.live.get(a)
+            if run is not None and run.state == TERMINATING and run.gen == int(b):
                 self._end_grace(run, now)
         elif kind == READY:
             pool = self.fleet.node_ready(a, now)
@@ -194,17 +206,19 @@ class Engine:
     # ---- workloads -------------------------------------------------------------------------------
     def _submit(self, w: Workload, now: float) -> None:
         self.events += 1
-        idx = len(self.runs)
+        idx = self.submitted
+        self.submitted += 1
         team = self.team_index.get(w.team, -1)
         shape = self._ask(w)
         run = Run(idx, w, team, shape)
-        self.runs.append(run)
         if shape.model_ignored:
             self._model_warned += 1
         if team < 0 or not shape.requests or not shape.pools:
             run.state, run.outcome = REJECTED, "rejected"
             self.rejected[0 if team < 0 else 1 if not shape.requests else 2] += 1
+            self.table.store(run)
             return
+        self.live[idx] = run
         self.admitter.submit(idx, w, shape.requests, shape.pools, now)
         self.kueue_dirty = True
 
@@ -223,9 +237,10 @@ class Engine:
 
     def _finish(self, run: Run, now: float) -> None:
         self._stop(run, now, finished=True)
-        run.state, run.end = DONE, now
-        run.outcome = run.w.final_status
         self._free(run, now)
+        run.done(now)
+        self.table.store(run)
+        del self.live[run.idx]
         self.admitter.finish(run.idx, now)
         self.kueue_dirty = True
 
@@ -280,7 +295,7 @@ class Engine:
     def _lose_node(self, node: Node, now: float, reason: str) -> None:
         """Workloads on a lost node keep their quota and wait for capacity again."""
         for idx in self.fleet.lose(node, now, reason):
-            run = self.runs[idx]
+            run = self.live[idx]
             if run.state == TERMINATING:
                 self._end_grace(run, now)
                 continue
@@ -303,7 +318,7 @@ class Engine:
     def _rerate(self, affected: list[int], now: float) -> None:
         """Workloads whose GPUs got more or less crowded continue at their new rate."""
         for idx in affected:
-            run = self.runs[idx]
+            run = self.live[idx]
             rate = self.contention.rate(idx)
             if run.state == RUNNING and rate != run.rate:
                 self.push(run.set_rate(now, rate), FINISH, idx, float(run.gen))
@@ -325,7 +340,7 @@ class Engine:
 
     def _cycles(self, now: float) -> None:
         """Scheduling cycles until one changes nothing that another cycle could build on."""
-        rounds, guard, runs, cycle = 0, livelock_guard(len(self.runs)), self.runs, self.admitter.cycle
+        rounds, guard, runs, cycle = 0, livelock_guard(self.submitted), self.live, self.admitter.cycle
         while self.kueue_dirty:
             rounds += 1
             if rounds > guard:
@@ -364,7 +379,7 @@ class Engine:
             if not any(free.values()):
                 blocked.append(idx)
                 continue
-            run = self.runs[idx]
+            run = self.live[idx]
             if not run.shape.tolerates(model, tolerations):
                 continue
             if cluster.place(idx, pool, run.pods):
@@ -373,11 +388,11 @@ class Engine:
                 blocked.append(idx)
         for idx in placed:
             del waiting[idx]
-            self._start(self.runs[idx], pool, now)
+            self._start(self.live[idx], pool, now)
         if placed:
             self.changed.add(pool)
         if blocked and self.fleet.autoscale(
-            pool, [pod for idx in blocked for pod in self.runs[idx].pods], now
+            pool, [pod for idx in blocked for pod in self.live[idx].pods], now
         ):
             self.changed.add(pool)
 
@@ -398,7 +413,7 @@ class Engine:
 
     def _close(self, end: float) -> None:
         """Cut what still runs at the end, close waits, and bill nodes that are still up."""
-        for run in self.runs:
+        for run in self.live.values():
             if run.state == RUNNING:
                 run.stop_segment(end, self.ledger, finished=False, horizon=True)
                 run.outcome = "running"
@@ -413,6 +428,7 @@ class Engine:
                 run.outcome = "admitted"
             if run.down_since is not None:
                 run.downtime += max(0.0, end - run.down_since)
+            self.table.store(run)
         self.fleet.bill_all(end)
         for pool in range(len(self.pools)):
             self._sample(pool, end)

@@ -22,7 +22,7 @@ from rich.table import Table
 
 from gpuplane.outputs import write_text_atomic
 from gpuplane.sim.engine import Outcome
-from gpuplane.sim.state import Run
+from gpuplane.sim.runs import RunRecord
 from gpuplane.sim.summary import RunSummary
 from gpuplane.sim.whatif import RunResult
 
@@ -59,7 +59,7 @@ def _num(value: float | None) -> str:
     return "0" if text in ("", "-0") else text
 
 
-def workload_row(run: Run, outcome: Outcome) -> list[str]:
+def workload_row(run: RunRecord, outcome: Outcome) -> list[str]:
     """One CSV row for a workload."""
     pool = outcome.pools[run.pool].name if run.pool >= 0 else ""
     return [
@@ -85,7 +85,7 @@ def workload_row(run: Run, outcome: Outcome) -> list[str]:
     ]
 
 
-def workloads_csv(outcome: Outcome, runs: Iterable[Run] | None = None) -> str:
+def workloads_csv(outcome: Outcome, runs: Iterable[RunRecord] | None = None) -> str:
     """The per-workload CSV as text, in submission order."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
