@@ -35,8 +35,11 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check src tests benchmarks
 	$(VENV)/bin/mypy --strict src
 
+# Benchmarks run the twin compiled with mypyc when a copy can be built (build/compiled, see
+# scripts/compile_twin.py), else pure Python; GPUPLANE_PURE=1 make bench measures pure Python.
 bench: $(STAMP)
-	$(PY) benchmarks/run.py $(BENCH)
+	@if [ -z "$$GPUPLANE_PURE" ]; then $(PY) scripts/compile_twin.py build/compiled; fi
+	PYTHONPATH=$(if $(GPUPLANE_PURE),,build/compiled) $(PY) benchmarks/run.py $(BENCH)
 
 clean:
-	rm -rf $(VENV) .venv-moto .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .venv-moto .pytest_cache .mypy_cache .ruff_cache build/compiled

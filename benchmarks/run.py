@@ -22,8 +22,21 @@ def _load(path: Path):  # type: ignore[no-untyped-def]
     return module
 
 
+def _twin_build() -> str:
+    """Whether the twin's hot modules run compiled (scripts/compile_twin.py) or as Python."""
+    import gpuplane.kueue.scheduler
+
+    where = Path(gpuplane.kueue.scheduler.__file__)
+    return (
+        f"twin compiled with mypyc ({where.parent.parent.parent})"
+        if where.suffix == ".so"
+        else "twin in pure Python"
+    )
+
+
 def main(argv: list[str]) -> int:
     wanted = set(argv)
+    print(f"({_twin_build()})", flush=True)
     paths = sorted(HERE.glob("bench_*.py"))
     failures = 0
     for path in paths:

@@ -214,12 +214,11 @@ class PodSet:
     per_pod: dict[str, int] = field(init=False, repr=False)
     #: Memo of `flavor_assigner.flavor_mismatch` per flavor name: (flavor, verdict). The pod
     #: set's selectors and tolerations never change, so the verdict holds for that flavor object.
-    mismatch: dict[str, tuple[object, str | None]] = field(
-        default_factory=dict, init=False, repr=False, compare=False
-    )
+    mismatch: dict[str, tuple[object, str | None]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.per_pod = {res: parse_quantity(q) for res, q in self.requests.items()}
+        self.mismatch = {}
 
 
 @dataclass
@@ -270,10 +269,11 @@ class Workload:
     #: `namespace/name`, the identity used everywhere (set once: both are fixed at creation).
     key: str = field(init=False, repr=False, compare=False)
     #: Scheduling-equivalence shape, memoised by `queues.shape_of` (pod sets are fixed at creation).
-    shape: tuple[object, ...] | None = field(default=None, init=False, repr=False, compare=False)
+    shape: tuple[object, ...] | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.key = f"{self.namespace}/{self.name}"
+        self.shape = None
 
     @property
     def order_time(self) -> float:

@@ -132,12 +132,14 @@ def _guaranteed(node: Node) -> dict[FR, int]:
 def add_usage(node: Node | None, fr: FR, delta: int) -> None:
     """Change usage of `fr` by `delta` (±) at `node`, bubbling the borrowed part to ancestors."""
     while node is not None and delta:
-        local = node.local.get(fr, 0)
-        old = node.usage.get(fr, 0)
+        usage = node.usage
+        old = usage.get(fr, 0)
         new = old + delta
-        node.usage[fr] = new
+        usage[fr] = new
         node.ver += 1
-        delta = max(0, new - local) - max(0, old - local)
+        local = node.local.get(fr, 0) if node.local else 0
+        if local or old < 0 or new < 0:  # else the whole change passes up unchanged
+            delta = max(0, new - local) - max(0, old - local)
         node = node.parent
 
 

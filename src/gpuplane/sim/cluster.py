@@ -8,6 +8,7 @@ placement cost O(units per node), not O(nodes).
 
 from __future__ import annotations
 
+from bisect import insort
 from collections.abc import Iterator
 
 from gpuplane.sim.pools import PoolModel
@@ -23,6 +24,7 @@ class Node:
         "created",
         "empty_since",
         "free",
+        "gpu_avail",
         "gpu_free",
         "gpu_used",
         "id",
@@ -42,6 +44,10 @@ class Node:
         self.zone = zone
         self.gpu_free: list[dict[str, int]] = [dict(pool.per_gpu) for _ in range(pool.gpus_per_node)]
         self.gpu_used: list[int] = [0] * pool.gpus_per_node  # allocations holding units of each GPU
+        # Per resource, the GPUs (ascending) with free units of it: placement takes from the front.
+        self.gpu_avail: dict[str, list[int]] = {
+            res: list(range(pool.gpus_per_node)) for res, _ in pool.per_gpu
+        }
         self.free: dict[str, int] = pool.per_node
         self.pods: dict[int, int] = {}  # workload index -> pods of it on this node
         self.created = created
@@ -152,21 +158,26 @@ class Cluster:
         return None
 
     def _take(self, node: Node, wl: int, res: str, units: int) -> list[Alloc]:
+        """Take `units` of `res` from the lowest-numbered GPUs of `node` that have some free."""
         out: list[Alloc] = []
         left = units
-        for gpu, gfree in enumerate(node.gpu_free):
-            have = gfree.get(res, 0)
-            if have <= 0:
-                continue
-            take = min(have, left)
+        avail, gpu_free, gpu_used = node.gpu_avail[res], node.gpu_free, node.gpu_used
+        k = 0
+        while left:
+            gpu = avail[k]
+            gfree = gpu_free[gpu]
+            have = gfree[res]
+            take = have if have < left else left
             gfree[res] = have - take
-            if not node.gpu_used[gpu]:
+            if have == take:
+                del avail[k]  # this GPU has none left: the next one moves to position k
+            else:
+                k += 1
+            if not gpu_used[gpu]:
                 self.used_gpus[node.pool] += 1
-            node.gpu_used[gpu] += 1
+            gpu_used[gpu] += 1
             out.append((node.id, gpu, res, take))
             left -= take
-            if left == 0:
-                break
         self._move(node, res, -units)
         node.pods[wl] = node.pods.get(wl, 0) + 1
         node.empty_since = None
@@ -185,7 +196,10 @@ class Cluster:
             node = self.nodes.get(node_id)
             if node is None:
                 continue  # the node is gone with its devices
-            node.gpu_free[gpu][res] += units
+            gfree = node.gpu_free[gpu]
+            if not gfree[res]:
+                insort(node.gpu_avail[res], gpu)
+            gfree[res] += units
             node.gpu_used[gpu] -= 1
             if not node.gpu_used[gpu]:
                 self.used_gpus[node.pool] -= 1

@@ -105,13 +105,27 @@ class RunTable(Sequence[RunRecord]):
         """Keep a workload's results (its `Run` may be dropped afterwards)."""
         i = run.idx
         self._w[i] = run.w
-        for name in _FLOATS:
-            value = getattr(run, name)
-            self._f[name][i] = _NONE if value is None else value
-        for name in _INTS:
-            self._i[name][i] = getattr(run, name)
+        f, n = self._f, self._i
+        admit, start, end = run.first_admit, run.first_start, run.end
+        f["first_admit"][i] = _NONE if admit is None else admit
+        f["first_start"][i] = _NONE if start is None else start
+        f["end"][i] = _NONE if end is None else end
+        f["quota_wait"][i] = run.quota_wait
+        f["capacity_wait"][i] = run.capacity_wait
+        f["held_gs"][i] = run.held_gs
+        f["lost_gs"][i] = run.lost_gs
+        f["downtime"][i] = run.downtime
+        f["cost"][i] = run.cost
+        f["gpu_eq"][i] = run.gpu_eq
+        n["team"][i] = run.team
+        n["pool"][i] = run.pool
+        n["runs"][i] = run.runs
+        n["evictions"][i] = run.evictions
+        n["preemptions"][i] = run.preemptions
+        n["state"][i] = run.state
         self._outcome[i] = _OUTCOME_CODE[run.outcome]
-        self._len = max(self._len, i + 1)
+        if i >= self._len:
+            self._len = i + 1
 
     def __len__(self) -> int:
         return self._len
