@@ -75,9 +75,9 @@ class Source:
         items = self.sorted_.items()[: self.end]
         if self.check_equal:
             items = [it for it in items if self.allowed(it[0])]
+        if not self.state.evicted:  # no workload of this ClusterQueue is marked evicted
+            return items
         active = [it for it in items if not it[0].evicted]
-        if not self.state.evicted:
-            return active
         return [it for it in items if it[0].evicted] + active
 
     def evicted(self) -> list[Workload]:

@@ -42,13 +42,16 @@ class CycleOutcome:
     """One scheduling cycle: workloads admitted (with the pool of each pod set) and victims preempted.
 
     `requeued`: heads were set aside, so another cycle at this instant sees other heads;
-    `ran`: False when the cycle was skipped (no heads: it could change nothing).
+    `ran`: False when the cycle was skipped (no heads: it could change nothing);
+    `more`: False when the admitter knows that another cycle right now could change nothing (the
+    twin then does not ask for one).
     """
 
     admitted: list[tuple[int, tuple[int, ...]]] = field(default_factory=list)
     preempted: list[int] = field(default_factory=list)
     requeued: bool = False
     ran: bool = True
+    more: bool = True
 
 
 class Admitter(Protocol):

@@ -353,7 +353,7 @@ class Engine:
                 self._preempt(runs[victim], now)
             for wl, pools in outcome.admitted:
                 self._admitted(runs[wl], pools[0], now)
-            if outcome.admitted or outcome.preempted or outcome.requeued:
+            if outcome.more and (outcome.admitted or outcome.preempted or outcome.requeued):
                 self.kueue_dirty = True
         self.kueue_dirty = False
 

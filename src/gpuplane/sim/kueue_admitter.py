@@ -27,7 +27,7 @@ from gpuplane.traces import Workload as TraceWorkload
 from gpuplane.vocab import LABEL_POOL
 
 #: The outcome of a cycle that had no heads (shared: the engine only reads outcomes).
-_SKIPPED = CycleOutcome(ran=False)
+_SKIPPED = CycleOutcome(ran=False, more=False)
 
 
 class KueueAdmitter:
@@ -139,7 +139,7 @@ class KueueAdmitter:
             return _SKIPPED  # no heads (every pending workload is parked): a cycle changes nothing
         snap.now = now
         result = schedule_cycle(snap)
-        out = CycleOutcome(requeued=result.parked > 0)
+        out = CycleOutcome(requeued=result.parked > 0, more=snap.has_heads())
         index = self.index
         if result.preempted:
             out.preempted.extend(index[victim.workload] for victim in result.preempted)
