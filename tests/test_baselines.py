@@ -24,7 +24,7 @@ from gpuplane.baselines import (
     whole_gpus,
 )
 from gpuplane.errors import UsageError
-from gpuplane.sim.session import builtin_spec
+from gpuplane.sim.whatif import builtin_spec
 from gpuplane.spec import load_spec
 from gpuplane.traces import PodSet, Workload
 
@@ -162,7 +162,7 @@ def test_market_of_a_spec_has_its_pools_at_spec_prices_and_catalog_vms_of_its_re
 
 
 def test_built_in_week_rents_every_gpu_run() -> None:
-    from gpuplane.sim.session import WorkloadSource
+    from gpuplane.sim.whatif import WorkloadSource
 
     spec = builtin_spec()
     workloads, _ = WorkloadSource().load(spec, 0)

@@ -13,7 +13,7 @@ from gpuplane.costs import pool_price
 from gpuplane.plan.design import Design, Invalid, build_design, winner_yaml
 from gpuplane.plan.search import build_all, pick_designs
 from gpuplane.plan.space import SharingChoice, current_choice, derive_space
-from gpuplane.sim.session import builtin_spec
+from gpuplane.sim.whatif import builtin_spec
 from gpuplane.spec import parse_spec
 
 

@@ -128,7 +128,7 @@ def test_pareto_front_keeps_the_designs_nobody_beats_on_both_axes() -> None:
     from gpuplane.plan.design import Design
     from gpuplane.plan.goal import Verdict
     from gpuplane.plan.search import Scored, pareto_front
-    from gpuplane.sim.session import builtin_spec
+    from gpuplane.sim.whatif import builtin_spec
 
     spec = builtin_spec()
     # (cost per unit, worst p90 s): b and d are dominated by a and c.

@@ -11,7 +11,7 @@ from gpuplane.errors import InputError
 from gpuplane.plan.space import derive_space
 from gpuplane.plan.spacefile import parse_space_file
 from gpuplane.sharing.mig import maximal_layouts
-from gpuplane.sim.session import builtin_spec
+from gpuplane.sim.whatif import builtin_spec
 from gpuplane.spec import load_spec
 
 REPO = Path(__file__).resolve().parents[2]

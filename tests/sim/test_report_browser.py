@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-
 from gpuplane.sim.command import execute
 from gpuplane.sim.options import Options
 from tests.support.browser import BrowserUnavailable, check_in_chromium, find_chromium

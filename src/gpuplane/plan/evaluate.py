@@ -16,6 +16,7 @@ from gpuplane.baselines import ApiPrices
 from gpuplane.costs import Overheads
 from gpuplane.sim import Outcome, SimConfig, simulate, summarize
 from gpuplane.sim.baselines import baselines_of
+from gpuplane.sim.summary import rounded
 from gpuplane.spec import PlatformSpec
 from gpuplane.traces import WORKLOAD_CLASSES, Workload
 
@@ -125,28 +126,28 @@ def evaluate(
     outcome = simulate(spec, workloads, config)
     summary = summarize(outcome, config, Overheads.from_spec(spec), design)
     teams, classes = _queue_waits(outcome)
-    counts = summary["workloads"]
+    counts = summary.workloads
     can_complete = sum(1 for r in outcome.runs if r.w.final_status == "completed")
-    completed_share = counts["completed"] / can_complete if can_complete else 1.0
+    completed_share = counts.completed / can_complete if can_complete else 1.0
     rental, api = baselines_of(spec, outcome, config, api_prices)
     return DesignResult(
         design=design,
         fraction=fraction,
         seed=config.seed,
-        cost_per_unit=summary["cost_per_accepted_unit"],
-        total_cost=summary["cost"]["total"],
-        accepted_units=summary["accepted_units"],
+        cost_per_unit=_r(summary.cost_per_accepted_unit),
+        total_cost=rounded(summary.cost.total),
+        accepted_units=rounded(summary.accepted_units),
         team_waits=teams,
         class_waits=classes,
-        availability=summary["inference"]["availability"],
-        services=summary["inference"]["services"],
+        availability=rounded(summary.inference.availability),
+        services=summary.inference.services,
         completed_share=round(completed_share, 6),
-        workloads=counts["total"],
-        unfinished=counts["pending"] + counts["admitted"] + counts["running"],
-        rejected=counts["rejected"],
-        gpu_hours=round(sum(p["gpu_hours"]["provisioned"] for p in summary["pools"].values()), 6),
-        allocated_gpu_hours=round(sum(p["gpu_hours"]["allocated"] for p in summary["pools"].values()), 6),
-        window_hours=summary["window_hours"],
+        workloads=counts.total,
+        unfinished=counts.pending + counts.admitted + counts.running,
+        rejected=counts.rejected,
+        gpu_hours=round(sum(rounded(p.gpu_hours.provisioned) for p in summary.pools), 6),
+        allocated_gpu_hours=round(sum(rounded(p.gpu_hours.allocated) for p in summary.pools), 6),
+        window_hours=rounded(summary.window_hours),
         rental_per_unit=_r(rental.per_accepted_unit),
         rental_cost=round(rental.cost.total, 6),
         api_per_unit=_r(api.per_accepted_unit),

@@ -27,7 +27,7 @@ from gpuplane.plan.space import current_choice, derive_space
 from gpuplane.plan.spacefile import SpaceFile, load_space_file
 from gpuplane.sim import SimConfig
 from gpuplane.sim.config import parse_units
-from gpuplane.sim.session import BUILTIN_NAME, WorkloadSource, builtin_spec
+from gpuplane.sim.whatif import BUILTIN_NAME, WorkloadSource, builtin_spec
 from gpuplane.spec import PlatformSpec, load_spec
 
 MARKER = ".gpuplane-plan"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gpuplane.baselines import ApiPrices
 from gpuplane.sim.engine import Progress
 from gpuplane.sim.options import Options, build_config, workload_source
 from gpuplane.sim.output import Targets, write_outputs
@@ -18,6 +19,7 @@ def execute(o: Options, progress: Progress | None = None) -> tuple[list[RunResul
     """Run the session and write every requested output; returns the results and written paths."""
     config = build_config(o)
     source = workload_source(o)
-    results = run_all(platforms_from(o.specs), source, config, progress)
+    prices = ApiPrices.parse(o.api_prices)
+    results = run_all(platforms_from(o.specs), source, config, progress, prices)
     targets = Targets(json=o.json_out, csv=o.csv_out, report=o.report_path)
     return results, write_outputs(results, targets)

@@ -18,6 +18,7 @@ from gpuplane.sim.engine import Outcome
 from gpuplane.sim.state import DONE, LEDGER_KINDS
 from gpuplane.sim.summary import (
     Availability,
+    Baselines,
     PoolFigures,
     RunSummary,
     TeamFigures,
@@ -146,6 +147,7 @@ def summarize(
     *,
     workload: str = "",
     skipped_rows: int = 0,
+    baselines: Baselines | None = None,
 ) -> RunSummary:
     """Every figure of a run as a typed `RunSummary` (`workload` names the trace in reports)."""
     overheads = overheads or Overheads()
@@ -186,4 +188,5 @@ def summarize(
         warnings=tuple(outcome.warnings),
         workload=workload,
         skipped_rows=skipped_rows,
+        baselines=baselines,
     )

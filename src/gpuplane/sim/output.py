@@ -157,8 +157,12 @@ def _rows(s: RunSummary) -> list[tuple[str, str]]:
     w, c = s.workloads, s.cost
     mean_quota = max((t.quota_wait.mean_s for t in s.teams), default=0.0)
     mean_cap = max((t.capacity_wait.mean_s for t in s.teams), default=0.0)
+    rental = s.baselines.rental.per_accepted_unit if s.baselines else None
+    api = s.baselines.api.per_accepted_unit if s.baselines else None
     return [
         ("cost per accepted unit", _money(s.cost_per_accepted_unit)),
+        ("  rented VMs instead (per unit)", _money(rental)),
+        ("  model API instead (per unit)", _money(api)),
         ("total cost", _money(c.total)),
         ("  useful GPU time", _money(c.useful)),
         ("  idle (checkpoint writes)", _money(c.idle)),

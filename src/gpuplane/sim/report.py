@@ -57,6 +57,8 @@ def _key_figures(result: RunResult) -> Html:
     return cards(
         [
             ("cost per accepted unit", _money(s.cost_per_accepted_unit, c)),
+            ("rented VMs per unit", _money(s.baselines.rental.per_accepted_unit if s.baselines else None, c)),
+            ("model API per unit", _money(s.baselines.api.per_accepted_unit if s.baselines else None, c)),
             ("total cost", _money(s.cost.total, c)),
             ("accepted units", f"{s.accepted_units:,.0f}"),
             ("workloads", f"{w.total:,}"),

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from gpuplane.baselines import ApiBaseline, RentalBaseline
 from gpuplane.costs import GPU_TIME_KINDS, CostBreakdown, GpuHours, GpuTime
 
 DIGITS = 6
@@ -138,12 +139,27 @@ class Availability:
 
 
 @dataclass(frozen=True)
+class Baselines:
+    """The same accepted work bought as rented GPU VMs and from a model API (`gpuplane.baselines`)."""
+
+    rental: RentalBaseline
+    api: ApiBaseline
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form (`simulate --json` key `baselines`)."""
+        from gpuplane.sim.baselines import baselines_dict
+
+        return baselines_dict(self.rental, self.api)
+
+
+@dataclass(frozen=True)
 class RunSummary:
     """Every figure of one run of one platform.
 
     Fields a search reads (`gpuplane plan`): `cost_per_accepted_unit` (None when nothing was
     accepted), `team(name).queue_wait.p50_s / p90_s / p99_s`, `worst_p90_wait_s`,
-    `inference.availability`, `completed_share`.
+    `inference.availability`, `completed_share`. `baselines` is set by `simulate` sessions (the
+    same work rented or bought from an API), None from a bare `summarize`.
     """
 
     platform: str
@@ -166,6 +182,7 @@ class RunSummary:
     warnings: tuple[str, ...] = ()
     workload: str = ""
     skipped_rows: int = 0
+    baselines: Baselines | None = None
     _by_team: dict[str, TeamFigures] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -214,6 +231,7 @@ class RunSummary:
             "engine": {"events": self.events, "cycles": self.cycles},
             "warnings": list(self.warnings),
             "skipped_rows": self.skipped_rows,
+            **({"baselines": self.baselines.to_dict()} if self.baselines is not None else {}),
         }
 
 

@@ -11,13 +11,15 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from gpuplane.baselines import ApiPrices
 from gpuplane.costs import Overheads
 from gpuplane.errors import Problem
+from gpuplane.sim.baselines import baselines_of
 from gpuplane.sim.config import SimConfig
 from gpuplane.sim.engine import Outcome, Progress
 from gpuplane.sim.metrics import summarize
 from gpuplane.sim.replay import simulate
-from gpuplane.sim.summary import RunSummary
+from gpuplane.sim.summary import Baselines, RunSummary
 from gpuplane.spec import PlatformSpec, load_spec, parse_spec
 from gpuplane.traces import DEFAULT_TEAMS, Checkpoint, Workload, builtin_week, with_checkpoint
 
@@ -107,8 +109,10 @@ def run_all(
     source: WorkloadSource,
     config: SimConfig,
     progress: Progress | None = None,
+    api_prices: ApiPrices | None = None,
 ) -> list[RunResult]:
-    """Run every platform on the same workload and seed."""
+    """Run every platform on the same workload and seed, each with its baselines (the same
+    accepted work as rented VMs and from a model API at `api_prices`)."""
     results = []
     for platform in platforms:
         workloads, problems = source.load(platform.spec, config.seed)
@@ -120,6 +124,7 @@ def run_all(
             platform.label,
             workload=source.label,
             skipped_rows=len(problems),
+            baselines=Baselines(*baselines_of(platform.spec, outcome, config, api_prices)),
         )
         results.append(RunResult(platform.label, platform.spec, outcome, summary, problems))
     return results
