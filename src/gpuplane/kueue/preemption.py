@@ -71,12 +71,6 @@ def policy_allows(policy: str, incoming: Workload, cand: Workload) -> bool:
     return policy == "Any"
 
 
-def uses_resources(snap: Snapshot, wl: Workload, frs: frozenset[FR]) -> bool:
-    """WorkloadUsesResources: the admitted workload holds some fr in `frs`."""
-    usage = snap.usage_of.get(wl.key)
-    return usage is not None and not frs.isdisjoint(usage)
-
-
 def candidate_order_key(
     wl: Workload, cq_name: str, preemptor_cq: str
 ) -> tuple[int, int, int, float, str, str]:

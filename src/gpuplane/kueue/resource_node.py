@@ -310,15 +310,3 @@ def lowest_subtree_height(cq: Node, fr: FR, val: int) -> tuple[int, bool]:
             return node.height(), node.parent is not None
         remaining -= local_available(node, fr)
     return cq.root().height(), False
-
-
-def has_cycle(start: Node) -> bool:
-    """True when following parents from `start` loops (such a tree is disabled)."""
-    seen: set[int] = set()
-    node: Node | None = start
-    while node is not None:
-        if id(node) in seen:
-            return True
-        seen.add(id(node))
-        node = node.parent
-    return False

@@ -26,7 +26,6 @@ from gpuplane.kueue.objects import (
     LabelSelector,
     LocalQueue,
     Namespace,
-    PriorityClass,
     ResourceFlavor,
     ResourceGroup,
     Workload,
@@ -379,13 +378,6 @@ def _in_cycle(name: str, parents: dict[str, str]) -> bool:
         seen.add(cur)
         cur = parents.get(cur)
     return False
-
-
-def priority_value(classes: dict[str, PriorityClass], name: str | None) -> int:
-    """Value of a (Workload)PriorityClass by name; 0 when unknown."""
-    if not name or name not in classes:
-        return 0
-    return classes[name].value
 
 
 __all__ = ["HEAP", "INADMISSIBLE", "CQState", "ScanState", "Snapshot"]

@@ -9,7 +9,6 @@ placement cost O(units per node), not O(nodes).
 from __future__ import annotations
 
 from bisect import insort
-from collections.abc import Iterator
 
 from gpuplane.sim.pools import PoolModel
 
@@ -210,7 +209,3 @@ class Cluster:
                     node.empty_since = now
                     emptied.append(node)
         return emptied
-
-    def nodes_of(self, pool: int) -> Iterator[Node]:
-        """Ready nodes of a pool, oldest first."""
-        return (n for n in self.nodes.values() if n.pool == pool)

@@ -7,7 +7,6 @@ series are step functions (a value holds until the next sample).
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 
@@ -57,14 +56,6 @@ class PoolSeries:
         self.provisioned.append(provisioned)
         self.allocated.append(allocated)
         self.busy.append(busy)
-
-    def integral(self, values: Sequence[float], end: float) -> float:
-        """Integral of one of the step series from the first sample to `end` (value x seconds)."""
-        total = 0.0
-        for i, v in enumerate(values):
-            nxt = self.t[i + 1] if i + 1 < len(self.t) else end
-            total += v * max(0.0, min(nxt, end) - self.t[i])
-        return total
 
 
 @dataclass
