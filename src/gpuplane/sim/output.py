@@ -165,7 +165,7 @@ def _rows(s: RunSummary) -> list[tuple[str, str]]:
         ("  model API instead (per unit)", _money(api)),
         ("total cost", _money(c.total)),
         ("  useful GPU time", _money(c.useful)),
-        ("  idle (checkpoint writes)", _money(c.idle)),
+        ("  idle (checkpoints, GPU-share waits)", _money(c.idle)),
         ("  failed runs", _money(c.failed)),
         ("  evicted & lost", _money(c.evicted_lost)),
         ("  unallocated GPUs", _money(c.unallocated)),
