@@ -20,7 +20,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from gpuplane.outputs import write_text_atomic
+from gpuplane.outputs import check_file_target, write_text_atomic
 from gpuplane.sim.engine import Outcome
 from gpuplane.sim.runs import RunRecord
 from gpuplane.sim.summary import RunSummary
@@ -119,6 +119,16 @@ class Targets:
 def numbered(path: Path, index: int, count: int) -> Path:
     """`out.csv` for one platform, `out-1.csv`, `out-2.csv`... for several."""
     return path if count == 1 else path.with_name(f"{path.stem}-{index + 1}{path.suffix}")
+
+
+def check_targets(targets: Targets, platforms: int) -> None:
+    """OutputError now (before the run) for any file a session of `platforms` runs could not write."""
+    paths = [targets.json, targets.report]
+    if targets.csv is not None:
+        paths += [numbered(targets.csv, i, platforms) for i in range(platforms)]
+    for path in paths:
+        if path is not None:
+            check_file_target(path)
 
 
 def render_outputs(results: Sequence[RunResult], targets: Targets) -> list[tuple[Path, str]]:
