@@ -22,6 +22,7 @@ from typer.core import TyperGroup
 from typer.exceptions import Abort
 
 from gpuplane import __version__, inputs
+from gpuplane.cli.helptext import tidy
 from gpuplane.cli.stdout import StdoutClosed, guarded, silence
 from gpuplane.errors import (
     EXIT_INTERNAL,
@@ -65,6 +66,7 @@ class GpuplaneGroup(TyperGroup):
     ) -> Any:
         argv = list(sys.argv[1:] if args is None else args)
         command = _command_name(argv)
+        tidy(self)
         try:
             with terminating_raises(), guarded():
                 rv = super().main(argv, prog_name or "gpuplane", complete_var, standalone_mode=False, **extra)
