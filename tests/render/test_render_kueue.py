@@ -11,6 +11,7 @@ from render_helpers import SMALL_SPEC, spec_from
 from gpuplane.catalog import load_catalog
 from gpuplane.render.kueue import cluster_queue, kueue_objects, local_queues, resource_flavor
 from gpuplane.spec import derived
+from gpuplane.vocab import LABEL_POOL
 
 
 def _flavor(cq: dict[str, Any], name: str) -> dict[str, Any]:
@@ -50,7 +51,7 @@ def test_flavor_keeps_gpuplane_labels_when_a_pool_has_more_than_eight() -> None:
     assert pool is not None
     labels = resource_flavor(spec, pool)["spec"]["nodeLabels"]
     assert len(labels) == 8
-    assert labels[derived.LABEL_POOL] == "t4"
+    assert labels[LABEL_POOL] == "t4"
 
 
 def test_one_flavor_per_gpu_pool_and_one_cluster_queue_per_team() -> None:

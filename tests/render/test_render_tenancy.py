@@ -14,7 +14,7 @@ from gpuplane.render.tenancy import (
     role_bindings,
     tenancy_objects,
 )
-from gpuplane.spec import derived
+from gpuplane.vocab import LABEL_TEAM
 
 
 def test_namespace_has_team_pod_security_and_kueue_labels() -> None:
@@ -22,7 +22,7 @@ def test_namespace_has_team_pod_security_and_kueue_labels() -> None:
     team = spec.team("alpha")
     assert team is not None
     labels = namespace(spec, team, "alpha")["metadata"]["labels"]
-    assert labels[derived.LABEL_TEAM] == "alpha"
+    assert labels[LABEL_TEAM] == "alpha"
     assert labels["pod-security.kubernetes.io/enforce"] == "baseline"
     assert labels["pod-security.kubernetes.io/warn"] == "restricted"
     assert labels["gpuplane.io/kueue-managed"] == "true"

@@ -8,6 +8,7 @@ import pytest
 
 from gpuplane.costs import pool_price
 from gpuplane.spec import derived, load_spec_with_warnings, parse_spec
+from gpuplane.vocab import LABEL_ACCELERATOR, LABEL_CAPACITY, LABEL_POOL
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.yaml"))
 
@@ -32,9 +33,9 @@ def test_gpu_pool_gets_default_taint_and_label_schema() -> None:
     assert pool is not None
     assert [(t.key, t.value, t.effect) for t in pool.taints] == [("nvidia.com/gpu", "present", "NoSchedule")]
     labels = derived.node_labels(pool)
-    assert labels[derived.LABEL_POOL] == "a100-spot"
-    assert labels[derived.LABEL_CAPACITY] == "spot"
-    assert labels[derived.LABEL_ACCELERATOR] == "a100-80gb"
+    assert labels[LABEL_POOL] == "a100-spot"
+    assert labels[LABEL_CAPACITY] == "spot"
+    assert labels[LABEL_ACCELERATOR] == "a100-80gb"
 
 
 def test_mixed_mig_pool_offers_one_resource_per_profile() -> None:

@@ -27,6 +27,7 @@ from gpuplane.vocab import (
     LABEL_ACCEPTANCE,
     LABEL_ACCEPTANCE_STEP,
     LABEL_POOL,
+    LABEL_TEAM,
     PRIORITY_CLASS_LABEL,
     QUEUE_NAME_LABEL,
 )
@@ -45,7 +46,7 @@ def helper_source() -> str:
 
 
 def _suite_labels(suite: ResolvedSuite) -> dict[str, str]:
-    return {LABEL_ACCEPTANCE: suite.namespace, derived.LABEL_TEAM: suite.team.name}
+    return {LABEL_ACCEPTANCE: suite.namespace, LABEL_TEAM: suite.team.name}
 
 
 def base_objects(suite: ResolvedSuite) -> list[dict[str, Any]]:

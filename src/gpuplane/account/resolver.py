@@ -6,10 +6,10 @@ import re
 
 from gpuplane.account import queries as q
 from gpuplane.catalog import load_catalog
-from gpuplane.catalog.models import Accelerator, mig_resource_name
+from gpuplane.catalog.models import Accelerator
 from gpuplane.costs import pool_price
 from gpuplane.spec import NodePool, PlatformSpec
-from gpuplane.vocab import MIG_RESOURCE_PREFIX, ksm_resource
+from gpuplane.vocab import MIG_RESOURCE_PREFIX, ksm_resource, mig_resource
 
 UNASSIGNED = "unassigned"
 UNKNOWN = "unknown"
@@ -68,7 +68,7 @@ class Resolver:
         if resource.startswith(_MIG_KSM_PREFIX):
             acc = self._acc(pool)
             for name in acc.mig_profiles if acc else ():
-                if ksm_resource(mig_resource_name(name)) == resource:
+                if ksm_resource(mig_resource(name)) == resource:
                     return self.profile_fraction(pool, name)
             return self.profile_fraction(pool, resource.removeprefix(_MIG_KSM_PREFIX).split("_")[0])
         if spec_pool is None:

@@ -16,7 +16,6 @@ from gpuplane.catalog.models import (
     MigProfile,
     Price,
     VmSku,
-    mig_resource_name,
     normalize_profile_name,
 )
 
@@ -29,6 +28,5 @@ __all__ = [
     "Price",
     "VmSku",
     "load_catalog",
-    "mig_resource_name",
     "normalize_profile_name",
 ]

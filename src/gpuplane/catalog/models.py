@@ -8,10 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gpuplane.vocab import MIG_RESOURCE_PREFIX
-from gpuplane.vocab import mig_resource as mig_resource_name
-
-__all__ = ["MIG_RESOURCE_PREFIX", "mig_resource_name"]
+from gpuplane.vocab import MIG_RESOURCE_PREFIX, mig_resource
 
 
 @dataclass(frozen=True)
@@ -33,8 +30,8 @@ class MigProfile:
 
     @property
     def resource_name(self) -> str:
-        """Extended resource under the mixed strategy, e.g. `nvidia.com/mig-1g.10gb`."""
-        return mig_resource_name(self.name)
+        """Extended resource under the mixed strategy: the MIG prefix + the name ('+' -> '.')."""
+        return mig_resource(self.name)
 
     @property
     def media_extensions(self) -> bool:
@@ -71,7 +68,11 @@ class Accelerator:
 
 
 def normalize_profile_name(name: str) -> str:
-    """`nvidia.com/mig-1g.10gb.me`, `mig-1g.10gb.me` and `1G.10GB+me` all become `1g.10gb+me`."""
+    """The catalog spelling of a MIG profile name, from a resource name or a config name.
+
+    The mixed-strategy resource (`MIG_RESOURCE_PREFIX` + `1g.10gb.me`), `mig-1g.10gb.me` and
+    `1G.10GB+me` all become `1g.10gb+me`.
+    """
     text = name.strip().lower()
     for prefix in (MIG_RESOURCE_PREFIX, "mig-"):
         if text.startswith(prefix):

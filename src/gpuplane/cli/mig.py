@@ -12,10 +12,11 @@ from typing import Annotated, Any
 
 import typer
 
-from gpuplane.catalog import Accelerator, load_catalog, mig_resource_name
+from gpuplane.catalog import Accelerator, load_catalog
 from gpuplane.errors import UsageError
 from gpuplane.sharing import mig
 from gpuplane.sharing.operator_configs import configs_for
+from gpuplane.vocab import mig_resource
 
 mig_app = typer.Typer(
     name="mig",
@@ -91,7 +92,7 @@ def check(
                         "profile": p,
                         "start": s,
                         "memory_slices": acc.mig_profiles[p].memory_slices,
-                        "resource": mig_resource_name(p),
+                        "resource": mig_resource(p),
                     }
                     for p, s in fit.placements
                 ],
@@ -103,7 +104,7 @@ def check(
         for i, (profile, start) in enumerate(fit.placements):
             size = acc.mig_profiles[profile].memory_slices
             span = f"{start}-{start + size - 1}" if size > 1 else str(start)
-            typer.echo(f"{i:>2}  {profile:<12} {start:>5}  {span:<7} {mig_resource_name(profile)}")
+            typer.echo(f"{i:>2}  {profile:<12} {start:>5}  {span:<7} {mig_resource(profile)}")
         typer.echo(f"memory slices: {_slot_map(acc, fit.placements)}")
     else:
         typer.echo(f"{acc.name}: layout does not fit: {fit.reason}", err=True)

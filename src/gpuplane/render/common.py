@@ -8,13 +8,14 @@ from typing import Any
 from gpuplane import providers
 from gpuplane.spec import derived
 from gpuplane.spec.models import NodePool, PlatformSpec, Taint
+from gpuplane.vocab import LABEL_ACCELERATOR, LABEL_CAPACITY, LABEL_MANAGED_BY, LABEL_POOL, MANAGED_BY
 
 GPU_OPERATOR_NAMESPACE = "gpu-operator"
 
 
 def managed_labels(extra: dict[str, str] | None = None) -> dict[str, str]:
     """`app.kubernetes.io/managed-by: gpuplane` plus `extra`, sorted by key."""
-    labels = {derived.LABEL_MANAGED_BY: derived.MANAGED_BY}
+    labels = {LABEL_MANAGED_BY: MANAGED_BY}
     labels.update(extra or {})
     return dict(sorted(labels.items()))
 
@@ -98,7 +99,7 @@ def cost_tags(spec: PlatformSpec, pool: NodePool) -> dict[str, str]:
     """
     labels = derived.node_labels(pool)
     tags = {"gpuplane-cluster": spec.cluster.name}
-    for key in (derived.LABEL_POOL, derived.LABEL_ACCELERATOR, derived.LABEL_CAPACITY):
+    for key in (LABEL_POOL, LABEL_ACCELERATOR, LABEL_CAPACITY):
         if key in labels:
             tags["gpuplane-" + key.split("/", 1)[1]] = labels[key].lower()
     return dict(sorted(tags.items()))

@@ -15,7 +15,14 @@ from gpuplane.render.common import effective_taints, k8s_object, metadata, taint
 from gpuplane.render.quotas import FlavorQuota, team_flavor_quotas
 from gpuplane.spec import derived
 from gpuplane.spec.models import NodePool, PlatformSpec, Team
-from gpuplane.vocab import ANNOTATION_DEFAULT_PRIORITY, GROUP, KUEUE_CONFIG_GROUP, KUEUE_GROUP
+from gpuplane.vocab import (
+    ANNOTATION_DEFAULT_PRIORITY,
+    GROUP,
+    KUEUE_CONFIG_GROUP,
+    KUEUE_GROUP,
+    LABEL_POOL,
+    LABEL_TEAM,
+)
 
 KueueApi = Literal["v1beta1", "v1beta2"]
 
@@ -57,7 +64,7 @@ def resource_flavor(spec: PlatformSpec, pool: NodePool, api: str = "v1beta2") ->
     if taints:
         body["nodeTaints"] = [taint_dict(t) for t in taints]
         body["tolerations"] = [toleration_for(t) for t in taints]
-    meta = metadata(derived.flavor_name(pool), labels={derived.LABEL_POOL: pool.name})
+    meta = metadata(derived.flavor_name(pool), labels={LABEL_POOL: pool.name})
     return k8s_object(_api_version(api), "ResourceFlavor", meta, spec=body)
 
 
@@ -140,7 +147,7 @@ def cluster_queue(spec: PlatformSpec, team: Team, api: str = "v1beta2") -> dict[
     body: dict[str, Any] = {}
     if cohort:
         body["cohortName" if api == "v1beta2" else "cohort"] = cohort
-    body["namespaceSelector"] = {"matchLabels": {derived.LABEL_TEAM: team.name}}
+    body["namespaceSelector"] = {"matchLabels": {LABEL_TEAM: team.name}}
     body["queueingStrategy"] = spec.queueing.queueing_strategy
     flavors = team_flavor_quotas(spec, team)
     if flavors:
@@ -150,7 +157,7 @@ def cluster_queue(spec: PlatformSpec, team: Team, api: str = "v1beta2") -> dict[
     if spec.queueing.fair_sharing.enabled:
         weight = team.fair_sharing_weight
         body["fairSharing"] = {"weight": int(weight) if weight.is_integer() else f"{weight:g}"}
-    meta = metadata(derived.cluster_queue_name(team), labels={derived.LABEL_TEAM: team.name})
+    meta = metadata(derived.cluster_queue_name(team), labels={LABEL_TEAM: team.name})
     return k8s_object(_api_version(api), "ClusterQueue", meta, spec=body)
 
 
@@ -168,7 +175,7 @@ def local_queues(team: Team, api: str = "v1beta2") -> list[dict[str, Any]]:
             metadata(
                 derived.local_queue_name(team),
                 namespace=ns,
-                labels={derived.LABEL_TEAM: team.name},
+                labels={LABEL_TEAM: team.name},
                 annotations=annotations,
             ),
             spec={"clusterQueue": derived.cluster_queue_name(team)},

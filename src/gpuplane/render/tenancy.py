@@ -20,7 +20,7 @@ from gpuplane.render.quotas import team_flavor_quotas
 from gpuplane.sharing import dra
 from gpuplane.spec import derived
 from gpuplane.spec.models import PlatformSpec, Team
-from gpuplane.vocab import DRA_QUOTA_SUFFIX, LABEL_KUEUE_MANAGED
+from gpuplane.vocab import DRA_QUOTA_SUFFIX, LABEL_KUEUE_MANAGED, LABEL_TEAM
 
 # Pod Security Admission: GPU images often run as root, so `baseline` is enforced and
 # `restricted` only warned and audited (https://kubernetes.io/docs/concepts/security/pod-security-standards/).
@@ -36,7 +36,7 @@ KUEUE_USER_CLUSTER_ROLE = "kueue-batch-user-role"
 def namespace(spec: PlatformSpec, team: Team, name: str) -> dict[str, Any]:
     """A team namespace: team label, PSA labels and the label Kueue's namespace selector uses."""
     labels = {
-        derived.LABEL_TEAM: team.name,
+        LABEL_TEAM: team.name,
         LABEL_KUEUE_MANAGED: "true",
         "pod-security.kubernetes.io/enforce": PSA_ENFORCE,
         "pod-security.kubernetes.io/warn": PSA_WARN,
@@ -83,7 +83,7 @@ def resource_quota(spec: PlatformSpec, team: Team, ns: str) -> dict[str, Any] | 
     if not caps:
         return None
     hard = {quota_key(resource): str(cap) for resource, cap in caps.items()}
-    meta = metadata("gpu-quota", namespace=ns, labels={derived.LABEL_TEAM: team.name})
+    meta = metadata("gpu-quota", namespace=ns, labels={LABEL_TEAM: team.name})
     return k8s_object("v1", "ResourceQuota", meta, spec={"hard": hard})
 
 
@@ -100,7 +100,7 @@ def limit_range(spec: PlatformSpec, team: Team, ns: str) -> dict[str, Any]:
     there is no GPU `max` or default limit here)."""
     requests = {k: str(v) for k, v in _policy()["container_default_requests"].items()}
     limits = [{"type": "Container", "defaultRequest": requests}]
-    meta = metadata("default-requests", namespace=ns, labels={derived.LABEL_TEAM: team.name})
+    meta = metadata("default-requests", namespace=ns, labels={LABEL_TEAM: team.name})
     return k8s_object("v1", "LimitRange", meta, spec={"limits": limits})
 
 
@@ -111,7 +111,7 @@ def role_bindings(team: Team, ns: str) -> list[dict[str, Any]]:
     subjects = [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": g} for g in team.groups]
     out = []
     for role in (TEAM_CLUSTER_ROLE, KUEUE_USER_CLUSTER_ROLE):
-        meta = metadata(f"{team.name}-{role}", namespace=ns, labels={derived.LABEL_TEAM: team.name})
+        meta = metadata(f"{team.name}-{role}", namespace=ns, labels={LABEL_TEAM: team.name})
         out.append(
             k8s_object(
                 "rbac.authorization.k8s.io/v1",
@@ -127,7 +127,7 @@ def role_bindings(team: Team, ns: str) -> list[dict[str, Any]]:
 def network_policies(team: Team, ns: str) -> list[dict[str, Any]]:
     """Deny all traffic by default; allow DNS and traffic between the namespace's own pods
     (multi-node training talks pod to pod, e.g. NCCL)."""
-    labels = {derived.LABEL_TEAM: team.name}
+    labels = {LABEL_TEAM: team.name}
     deny = k8s_object(
         "networking.k8s.io/v1",
         "NetworkPolicy",

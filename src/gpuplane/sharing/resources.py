@@ -1,26 +1,27 @@
 """Kubernetes extended resources that one physical GPU advertises under each sharing mode.
 
-Names follow the NVIDIA k8s-device-plugin (nvidia.md sections 2.4 and 3): full GPUs and the
-`single` MIG strategy use `nvidia.com/gpu`; the `mixed` strategy one `nvidia.com/mig-<profile>`
-per profile ('+' spelled '.'); time-slicing and MPS multiply `nvidia.com/gpu` by the replicas,
-or advertise `nvidia.com/gpu.shared` when renamed.
+Names follow the NVIDIA k8s-device-plugin (nvidia.md sections 2.4 and 3) and are spelled in
+`gpuplane.vocab`: full GPUs and the `single` MIG strategy use the whole-GPU resource
+(`GPU_RESOURCE`); the `mixed` strategy one `MIG_RESOURCE_PREFIX` + profile per profile ('+'
+spelled '.'); time-slicing and MPS multiply the whole-GPU resource by the replicas, or advertise
+it with the device plugin's shared suffix when renamed.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 
-from gpuplane.catalog.models import MIG_RESOURCE_PREFIX, Accelerator, mig_resource_name
+from gpuplane.catalog.models import Accelerator
 from gpuplane.sharing.deviceplugin import plugin_facts
 from gpuplane.sharing.mig import check_layout
-from gpuplane.vocab import GPU_RESOURCE
+from gpuplane.vocab import GPU_RESOURCE, MIG_RESOURCE_PREFIX, mig_resource
 
 MODES = ("exclusive", "mig", "time-slicing", "mps")
 MIG_STRATEGIES = ("single", "mixed")
 
 
 def shared_resource_name(rename_shared: bool) -> str:
-    """`nvidia.com/gpu`, or `nvidia.com/gpu.shared` when the device plugin renames shared GPUs."""
+    """The whole-GPU resource, or its shared form when the device plugin renames shared GPUs."""
     suffix = str(plugin_facts()["shared_suffix"])
     return GPU_RESOURCE + suffix if rename_shared else GPU_RESOURCE
 
@@ -50,7 +51,7 @@ def _mig_resources(
                 f"got {', '.join(sorted(counts))}; use the mixed strategy"
             )
         return {GPU_RESOURCE: sum(counts.values())}
-    return {mig_resource_name(p): counts[p] for p in sorted(counts)}
+    return {mig_resource(p): counts[p] for p in sorted(counts)}
 
 
 def per_gpu(
@@ -85,8 +86,8 @@ def per_gpu(
 def gpu_fraction(resource_name: str, accelerator: Accelerator, *, replicas: int = 1) -> float:
     """Share of one physical GPU that one unit of this resource is.
 
-    `nvidia.com/gpu` is a whole GPU (or 1/replicas of one when time-sliced or MPS-shared);
-    `nvidia.com/gpu.shared` is 1/replicas; a MIG resource is its compute slices over the GPU's
+    The whole-GPU resource is a whole GPU (or 1/replicas of one when time-sliced or MPS-shared);
+    its shared form is 1/replicas; a MIG resource is its compute slices over the GPU's
     (mig-3g.40gb on H100 -> 3/7). Raises ValueError for anything else.
     """
     if replicas < 1:
@@ -112,7 +113,7 @@ def memory_fraction(resource_name: str, accelerator: Accelerator) -> float:
 
 
 def is_gpu_resource(resource_name: str) -> bool:
-    """True for `nvidia.com/gpu`, `nvidia.com/gpu.shared` and `nvidia.com/mig-*`."""
+    """True for the whole-GPU resource, its shared form and every MIG resource."""
     return resource_name in (GPU_RESOURCE, shared_resource_name(True)) or resource_name.startswith(
         MIG_RESOURCE_PREFIX
     )

@@ -1,6 +1,7 @@
-"""One label schema and the facts every engine derives from the spec the same way.
+"""The facts every engine derives from the spec the same way.
 
-render uses these labels as node labels, flavor selectors, quota dimensions and cost tags; sim
+Node labels (named in `gpuplane.vocab`), resources per GPU, flavor and queue names, node-hour
+prices: render uses them as node labels, flavor selectors, quota dimensions and cost tags; sim
 builds its nodes from them and account matches Prometheus series with them.
 """
 
@@ -12,27 +13,12 @@ from gpuplane.spec.models import NodePool, PlatformSpec, Quota, Team
 from gpuplane.vocab import (
     LABEL_ACCELERATOR,
     LABEL_CAPACITY,
-    LABEL_CLASS,
-    LABEL_MANAGED_BY,
     LABEL_POOL,
     LABEL_SHARING,
-    LABEL_TEAM,
-    MANAGED_BY,
     MIG_RESOURCE_PREFIX,
     is_mig_resource,
 )
 
-__all__ = [
-    "HOURS_PER_MONTH",
-    "LABEL_ACCELERATOR",
-    "LABEL_CAPACITY",
-    "LABEL_CLASS",
-    "LABEL_MANAGED_BY",
-    "LABEL_POOL",
-    "LABEL_SHARING",
-    "LABEL_TEAM",
-    "MANAGED_BY",
-]
 HOURS_PER_MONTH = 730.0  # the cloud providers' billing convention (8760 h / 12)
 
 
