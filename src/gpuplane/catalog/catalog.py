@@ -48,7 +48,7 @@ class Catalog:
         return self._by_name.get(_key(name_or_alias))
 
     def accelerator_for_product(self, product: str) -> Accelerator | None:
-        """The accelerator behind a GFD `nvidia.com/gpu.product` value, ignoring the `-SHARED`
+        """The accelerator behind a GFD product label value (`vocab.GFD_GPU_PRODUCT`), ignoring the `-SHARED`
         and `-MIG-<profile>` suffixes GFD adds (`NVIDIA-H100-80GB-HBM3-MIG-1g.10gb-SHARED`)."""
         text = product.strip()
         text = text.removesuffix("-SHARED")

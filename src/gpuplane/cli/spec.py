@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 
 from gpuplane.spec import PlatformSpec, load_spec_with_warnings
+from gpuplane.vocab import SPEC_SCHEMA_ID
 
 spec_app = typer.Typer(help="The platform spec: JSON Schema and validation.", no_args_is_help=True)
 
@@ -19,7 +20,7 @@ def schema() -> None:
     """Print the platform spec's JSON Schema (for editors and CI)."""
     document = PlatformSpec.model_json_schema(by_alias=True)
     document["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    document["$id"] = "https://gpuplane.io/schemas/platform-v1alpha1.json"
+    document["$id"] = SPEC_SCHEMA_ID
     typer.echo(json.dumps(document, indent=2, sort_keys=True))
 
 

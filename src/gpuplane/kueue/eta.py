@@ -3,8 +3,9 @@
 Method: the same snapshot the explanation was computed on is driven forward in simulated time
 with the `gpuplane.kueue` API the twin uses (`schedule_cycle`, `finish`, `release_preempted`).
 Every admitted workload ends at a known or assumed time (its start plus its runtime: the job's
-`activeDeadlineSeconds`, Kueue's `kueue.x-k8s.io/max-exec-time-seconds`, the
-`gpuplane.io/expected-runtime` annotation, else `--assume-runtime`); at each end its quota is
+`activeDeadlineSeconds`, Kueue's max-exec-time-seconds label (`vocab.MAX_EXEC_TIME_SECONDS_LABEL`),
+gpuplane's expected-runtime annotation (`vocab.ANNOTATION_EXPECTED_RUNTIME`), else
+`--assume-runtime`); at each end its quota is
 released and Kueue's cycles run again until nothing changes. Preempted workloads give their quota
 back at once and queue again. End times are put on a grid (`resolution`, default one minute):
 workloads ending within the same step release together, and a running workload already past its

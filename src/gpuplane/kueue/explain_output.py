@@ -12,6 +12,7 @@ from gpuplane.kueue.durations import format_duration
 from gpuplane.kueue.quantity import format_quantity
 from gpuplane.kueue.results import CycleResult
 from gpuplane.kueue.snapshot import Snapshot
+from gpuplane.vocab import QUEUE_NAME_LABEL
 
 if TYPE_CHECKING:
     from gpuplane.kueue.eta import Eta
@@ -22,7 +23,7 @@ EMPTY_INPUT = (
     "nothing to schedule: the input has no Workload and no job Kueue would queue. Give it the cluster's "
     "Kueue objects (kubectl get resourceflavors,clusterqueues,cohorts,localqueues,workloads,"
     "workloadpriorityclasses -A -o yaml) and/or the job file you plan to submit (a Job, JobSet, "
-    "PyTorchJob, RayJob... with the kueue.x-k8s.io/queue-name label)"
+    f"PyTorchJob, RayJob... with the {QUEUE_NAME_LABEL} label)"
 )
 
 

@@ -49,7 +49,7 @@ class JobsConfig:
 
 
 def jobs_config(data: Mapping[str, Any]) -> JobsConfig:
-    """Read a `config.kueue.x-k8s.io` Configuration object."""
+    """Read a Kueue Configuration object (`vocab.KUEUE_CONFIG_GROUP`)."""
     cfg = JobsConfig(manage_without_queue_name=data.get("manageJobsWithoutQueueName") is True)
     selector = data.get("managedJobsNamespaceSelector")
     if isinstance(selector, Mapping):

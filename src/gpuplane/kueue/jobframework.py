@@ -2,9 +2,9 @@
 
 For every job object of the input that Kueue integrates (see `gpuplane.workloads`), the Workloads
 Kueue would create: pod sets and counts from the kind's integration, requests per pod as Kueue
-computes them (`requests.py`), the queue from the `kueue.x-k8s.io/queue-name` label (or the
-namespace's LocalQueue `default`, LocalQueueDefaulting), priority from the
-`kueue.x-k8s.io/priority-class` label (a WorkloadPriorityClass, else the class named `default`,
+computes them (`requests.py`), the queue from Kueue's queue-name label (`vocab.QUEUE_NAME_LABEL`;
+or the namespace's LocalQueue `default`, LocalQueueDefaulting), priority from Kueue's
+priority-class label (`vocab.PRIORITY_CLASS_LABEL`: a WorkloadPriorityClass, else the class named `default`,
 WorkloadPriorityClassDefaulting) else the pod's PriorityClass, else the cluster's globalDefault
 PriorityClass (`ExtractPriority`, pkg/util/priority/priority.go). A job without a queue name is
 not managed unless the Configuration sets `manageJobsWithoutQueueName` and its namespace matches
@@ -58,7 +58,7 @@ class JobWorkload:
     `new`: the input holds no Workload for the job (a submission: what-if). `claim_templates`:
     per pod set, the ResourceClaimTemplates its pods' `resourceClaims` name (DRA; not charged).
     `runtime`: seconds the job declares it runs at most (activeDeadlineSeconds, Kueue's
-    max-exec-time label) or expects to run (`gpuplane.io/expected-runtime`), for `--eta`.
+    max-exec-time label) or expects to run (`ANNOTATION_EXPECTED_RUNTIME`), for `--eta`.
     """
 
     workload: Workload
@@ -224,7 +224,7 @@ class _Converter:
     def _complete_groups(self) -> None:
         """Kueue builds a pod group's Workload once all `pod-group-total-count` pods exist
         (pod_controller.go validatePodGroupMetadata), or at once from the first pod with fast
-        admission (`kueue.x-k8s.io/pod-group-fast-admission: "true"`, count = the total)."""
+        admission (`POD_GROUP_FAST_ADMISSION_ANNOTATION: "true"`, count = the total)."""
         for (_, group), job in sorted(self.groups.items()):
             total, fast = self.group_totals[(job.namespace, group)]
             pods = sum(ps.count for ps in job.workload.pod_sets)

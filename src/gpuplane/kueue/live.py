@@ -12,8 +12,8 @@ from typing import Any
 
 from gpuplane.errors import InputError
 from gpuplane.kueue.parse import Parsed, parse_objects
+from gpuplane.vocab import KUEUE_GROUP
 
-GROUP = "kueue.x-k8s.io"
 CLUSTER_SCOPED = (
     ("resourceflavors", "ResourceFlavor"),
     ("clusterqueues", "ClusterQueue"),
@@ -39,14 +39,14 @@ def _list_kueue(api: Any, plural: str, kind: str, notes: list[str], namespaced: 
 
     for version in ("v1beta2", "v1beta1", "v1alpha1"):
         try:
-            # For namespaced kinds this lists across all namespaces (/apis/GROUP/VERSION/PLURAL).
-            resp = api.list_cluster_custom_object(GROUP, version, plural)
+            # For namespaced kinds this lists across all namespaces (/apis/KUEUE_GROUP/VERSION/PLURAL).
+            resp = api.list_cluster_custom_object(KUEUE_GROUP, version, plural)
         except ApiException as exc:
             if exc.status == 404:
                 continue
             raise
-        return _items(resp, f"{GROUP}/{version}", kind)
-    notes.append(f"the cluster serves no {GROUP} {plural}; skipped")
+        return _items(resp, f"{KUEUE_GROUP}/{version}", kind)
+    notes.append(f"the cluster serves no {KUEUE_GROUP} {plural}; skipped")
     return []
 
 

@@ -1,7 +1,7 @@
 """Kueue's API objects as plain typed records (the subset admission depends on).
 
-Field names follow `kueue.x-k8s.io/v1beta2`; `parse.py` also reads v1beta1. Quantities are
-integers in milli-units (see `quantity.py`). A `Workload` can be built directly in Python
+Field names follow Kueue's v1beta2 API (`vocab.KUEUE_GROUP`); `parse.py` also reads v1beta1.
+Quantities are integers in milli-units (see `quantity.py`). A `Workload` can be built directly in Python
 (the simulator does) or parsed from YAML; `Workload.problem` carries a misconfiguration that
 makes it inadmissible instead of crashing the run.
 """

@@ -1,8 +1,8 @@
 """Turn Kubernetes objects (dicts from YAML or the API) into `gpuplane.kueue` records.
 
-Reads `kueue.x-k8s.io` v1beta1 and v1beta2 (and v1alpha1 Cohorts), `kind: List`, Namespaces,
-PriorityClasses and the Kueue `Configuration` (also inside its ConfigMap). Unknown kinds are
-skipped with a note. A bad quantity in a Workload becomes that workload's `problem`; a bad
+Reads Kueue's v1beta1 and v1beta2 objects (`vocab.KUEUE_GROUP`; v1alpha1 Cohorts), `kind: List`,
+Namespaces, PriorityClasses and the Kueue `Configuration` (also inside its ConfigMap). Unknown
+kinds are skipped with a note. A bad quantity in a Workload becomes that workload's `problem`; a bad
 quantity in a queue definition is an `InputError` pointing at file and line.
 """
 

@@ -33,7 +33,7 @@ def sharing_config(
 
     `mode` is `time-slicing` or `mps`. `fail_requests_greater_than_one=None` keeps the plugin's
     default for the mode (false for time-slicing, true for MPS), written out explicitly so the
-    file says what it does. `resources` defaults to `nvidia.com/gpu`; mixed-strategy MIG resources
+    file says what it does. `resources` defaults to the whole-GPU resource; mixed-strategy MIG resources
     may be listed for time-slicing only. Raises ValueError for what the plugin would reject.
     """
     facts = plugin_facts()

@@ -8,16 +8,18 @@ GPU among the containers of the claim (the driver's GpuConfig sharing), so a tim
 DRA pool offers one unit per GPU, like an exclusive one (NVIDIA DRA docs: "time-slicing through a
 shared DRA claim"; Kueue admits only template claims). Kinds, per sharing mode:
 
-| mode          | kind                 | DeviceClass                        | quota name                        |
-|---------------|----------------------|------------------------------------|-----------------------------------|
-| exclusive     | gpu                  | gpu.gpuplane.io                    | dra.gpuplane.io/gpu               |
-| time-slicing  | gpu-time-slicing     | gpu-time-slicing.gpuplane.io       | dra.gpuplane.io/gpu-time-slicing  |
-| mps           | gpu-mps              | gpu-mps.gpuplane.io                | dra.gpuplane.io/gpu-mps           |
-| mig           | mig-<profile>        | mig-<profile>.gpuplane.io          | dra.gpuplane.io/mig-<profile>     |
+| mode          | kind                 |
+|---------------|----------------------|
+| exclusive     | gpu                  |
+| time-slicing  | gpu-time-slicing     |
+| mps           | gpu-mps              |
+| mig           | mig-<profile>        |
 
-(`+` in a profile is spelled `.`, as the device plugin does.) The classes are gpuplane's own, not
-the driver's `gpu.nvidia.com`, whose v1 class sets `extendedResourceName: nvidia.com/gpu`: Kueue
-warns against one DeviceClass in both its claim and extended-resource paths.
+The DeviceClass of a kind is `<kind>` + `vocab.DRA_CLASS_SUFFIX` (a subdomain of gpuplane's API
+group), its quota name `vocab.DRA_RESOURCE_PREFIX` + `<kind>`; `+` in a profile is spelled `.`, as
+the device plugin does. The classes are gpuplane's own, not the driver's (`vocab.DRA_GPU_CLASS`),
+whose v1 class sets `extendedResourceName` to the whole-GPU resource: Kueue warns against one
+DeviceClass in both its claim and extended-resource paths.
 """
 
 from __future__ import annotations
@@ -43,12 +45,12 @@ class DraKind:
 
     @property
     def device_class(self) -> str:
-        """The DeviceClass name (a DNS subdomain): `gpu.gpuplane.io`, `mig-1g.10gb.gpuplane.io`."""
+        """The DeviceClass name (a DNS subdomain): the kind + `DRA_CLASS_SUFFIX`."""
         return self.kind + DRA_CLASS_SUFFIX
 
     @property
     def resource(self) -> str:
-        """The quota name Kueue charges a claim of this class to (`dra.gpuplane.io/<kind>`)."""
+        """The quota name Kueue charges a claim of this class to (`DRA_RESOURCE_PREFIX` + the kind)."""
         return DRA_RESOURCE_PREFIX + self.kind
 
     @property

@@ -2,7 +2,8 @@
 
 Format: NVIDIA/mig-parted `api/spec/v1/spec.go` @bd7160f (nvidia.md section 2.1): `version: v1`
 and `mig-configs: name -> [ {device-filter?, devices, mig-enabled, mig-devices} ]`. The config
-name becomes the node label `nvidia.com/mig.config=<name>`, so it must be a valid label value.
+name becomes the value of the MIG manager's node label (`vocab.MIG_CONFIG_LABEL`), so it must be a
+valid label value.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ ALL_DISABLED = "all-disabled"
 
 
 def valid_config_name(name: str) -> bool:
-    """True when `name` can be the value of the `nvidia.com/mig.config` node label."""
+    """True when `name` can be the value of the MIG config node label (`vocab.MIG_CONFIG_LABEL`)."""
     return bool(_LABEL_VALUE.match(name))
 
 

@@ -12,8 +12,18 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
 from gpuplane.spec.models import PlatformSpec
+from gpuplane.vocab import (
+    GPU_RESOURCE,
+    LABEL_ACCELERATOR,
+    LABEL_CAPACITY,
+    LABEL_CLASS,
+    LABEL_POOL,
+    LABEL_SHARING,
+    LABEL_TEAM,
+    MIG_RESOURCE_PREFIX,
+)
 
-INTRO = """\
+INTRO = f"""\
 # The platform spec
 
 One YAML file declares the whole GPU platform: the cluster, its GPU node pools and how they share
@@ -54,20 +64,20 @@ Beyond types, the loader rejects (error, exit 2) or warns about:
 ## Derived facts and the label schema
 
 Every engine derives the same facts from the spec (`gpuplane.spec.derived`): GPUs, vCPUs and memory
-per node from the VM catalog; the extended resources a node advertises (`nvidia.com/gpu`,
-`nvidia.com/mig-<profile>` with the mixed strategy, time-slicing/MPS replicas); node-hour prices (the
+per node from the VM catalog; the extended resources a node advertises (`{GPU_RESOURCE}`,
+`{MIG_RESOURCE_PREFIX}<profile>` with the mixed strategy, time-slicing/MPS replicas); node-hour prices (the
 spec's `costs.pools` override, else the catalog's price for the cluster's region; spot pools pay
 the spot price). Every node of a pool carries these labels, used as Kueue flavor selectors, quota
 dimensions and cost tags alike:
 
 | label | value |
 |---|---|
-| `gpuplane.io/pool` | pool name |
-| `gpuplane.io/accelerator` | catalog accelerator name, lower case |
-| `gpuplane.io/sharing` | exclusive, mig, time-slicing or mps |
-| `gpuplane.io/capacity` | spot or on-demand |
+| `{LABEL_POOL}` | pool name |
+| `{LABEL_ACCELERATOR}` | catalog accelerator name, lower case |
+| `{LABEL_SHARING}` | exclusive, mig, time-slicing or mps |
+| `{LABEL_CAPACITY}` | spot or on-demand |
 
-Workloads carry `gpuplane.io/team` and `gpuplane.io/workload-class` (training, inference, batch).
+Workloads carry `{LABEL_TEAM}` and `{LABEL_CLASS}` (training, inference, batch).
 
 ## Field reference
 """
@@ -90,9 +100,12 @@ def _type_name(annotation: Any) -> str:
 
 
 def _field_type(info: FieldInfo) -> str:
-    """The annotation's name, or the values of a string field the schema enumerates (provider)."""
+    """The annotation's name, or the values of a string field the schema enumerates (provider) or
+    fixes (apiVersion)."""
     extra = info.json_schema_extra
     values = extra.get("enum") if isinstance(extra, dict) else None
+    if isinstance(extra, dict) and isinstance(extra.get("const"), str):
+        values = [extra["const"]]
     if isinstance(values, list):
         return " \\| ".join(f"`{v}`" for v in values)
     return _type_name(info.annotation)

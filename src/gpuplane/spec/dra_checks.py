@@ -10,6 +10,7 @@ from gpuplane.errors import Problem
 from gpuplane.k8s_versions import version_at_least
 from gpuplane.spec import derived
 from gpuplane.spec.models import NodePool, PlatformSpec
+from gpuplane.vocab import DRA_GROUP
 
 Report = Callable[[tuple[str | int, ...], str, str], Problem]
 KUEUE_DOC = "Kueue docs concepts/dynamic_resource_allocation.md @ff69552e"
@@ -55,7 +56,7 @@ def dra_platform_problems(spec: PlatformSpec, at: Report) -> Iterator[Problem]:
     if not version_at_least(spec.cluster.kubernetes_version, KUEUE_DRA_VERSION):
         yield at(
             where,
-            f"Kueue accounts DRA claims only on Kubernetes {KUEUE_DRA_VERSION} or later (resource.k8s.io/v1); "
+            f"Kueue accounts DRA claims only on Kubernetes {KUEUE_DRA_VERSION} or later ({DRA_GROUP}/v1); "
             f"on {spec.cluster.kubernetes_version} it cannot admit them ({KUEUE_DOC})",
             "warning",
         )

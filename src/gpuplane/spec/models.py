@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from pydantic.alias_generators import to_camel
 
 from gpuplane.catalog.providers import renderable_names
-from gpuplane.vocab import GPU_TAINT_KEY, GPU_TAINT_VALUE
+from gpuplane.vocab import GPU_RESOURCE, GPU_SHARED_RESOURCE, GPU_TAINT_KEY, GPU_TAINT_VALUE, SPEC_API_VERSION
 
 GpuStack = Literal["operator", "provider"]
 DeviceApi = Literal["devicePlugin", "dra"]
@@ -30,7 +30,7 @@ Waiver = Literal["inference-on-spot", "no-taints", "quota-above-capacity"]
 
 DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 # The taint NVIDIA's docs and Kubernetes' ExtendedResourceToleration admission plugin pair with
-# nvidia.com/gpu requests (key = the extended resource name).
+# whole-GPU resource requests (key = the extended resource name, vocab.GPU_RESOURCE).
 DEFAULT_GPU_TAINT = (GPU_TAINT_KEY, GPU_TAINT_VALUE)
 
 
@@ -81,7 +81,7 @@ class Cluster(SpecModel):
     )
     device_api: DeviceApi = Field(
         default="devicePlugin",
-        description="How pods get GPUs: devicePlugin (extended resources such as nvidia.com/gpu) or dra "
+        description=f"How pods get GPUs: devicePlugin (extended resources such as {GPU_RESOURCE}) or dra "
         "(Dynamic Resource Allocation with NVIDIA's DRA driver); a pool may override it.",
     )
 
@@ -97,7 +97,7 @@ class Cluster(SpecModel):
 class Taint(SpecModel):
     """A node taint."""
 
-    key: str = Field(min_length=1, description="Taint key, e.g. nvidia.com/gpu.")
+    key: str = Field(min_length=1, description=f"Taint key, e.g. {GPU_TAINT_KEY}.")
     value: str = Field(default="", description="Taint value.")
     effect: TaintEffect = Field(
         default="NoSchedule", description="NoSchedule, PreferNoSchedule or NoExecute."
@@ -137,7 +137,8 @@ class Sharing(SpecModel):
     )
     replicas: int = Field(default=1, ge=1, description="time-slicing / mps: replicas per GPU.")
     rename_shared: bool = Field(
-        default=False, description="Advertise shared GPUs as nvidia.com/gpu.shared instead of nvidia.com/gpu."
+        default=False,
+        description=f"Advertise shared GPUs as {GPU_SHARED_RESOURCE} instead of {GPU_RESOURCE}.",
     )
 
 
@@ -162,7 +163,8 @@ class NodePool(SpecModel):
     zones: list[str] = Field(default_factory=list, description="Availability zones the pool spans.")
     taints: list[Taint] = Field(
         default_factory=list,
-        description="Omitted on a GPU pool: nvidia.com/gpu=present:NoSchedule. An explicit [] needs the no-taints waiver.",
+        description=f"Omitted on a GPU pool: {GPU_TAINT_KEY}={GPU_TAINT_VALUE}:NoSchedule. "
+        "An explicit [] needs the no-taints waiver.",
     )
     labels: dict[str, str] = Field(
         default_factory=dict, description="Extra node labels (gpuplane adds its own schema)."
@@ -212,7 +214,7 @@ class NodePool(SpecModel):
     @model_validator(mode="after")
     def _default_gpu_taint(self) -> NodePool:
         # A GPU pool with no taints given gets the taint that ExtendedResourceToleration tolerates
-        # for every pod requesting nvidia.com/gpu, so CPU pods never land on GPU nodes.
+        # for every pod requesting a whole GPU, so CPU pods never land on GPU nodes.
         if "taints" not in self.model_fields_set and self.accelerator:
             self.taints = [Taint(key=DEFAULT_GPU_TAINT[0], value=DEFAULT_GPU_TAINT[1], effect="NoSchedule")]
         return self
@@ -408,8 +410,8 @@ class Costs(SpecModel):
 class PlatformSpec(SpecModel):
     """The whole platform: the one input every gpuplane engine reads."""
 
-    api_version: Literal["gpuplane.io/v1alpha1"] = Field(
-        default="gpuplane.io/v1alpha1", description="Spec version."
+    api_version: str = Field(
+        default=SPEC_API_VERSION, description="Spec version.", json_schema_extra={"const": SPEC_API_VERSION}
     )
     kind: Literal["Platform"] = Field(default="Platform", description="Always Platform.")
     cluster: Cluster = Field(description="The cluster.")
@@ -418,6 +420,15 @@ class PlatformSpec(SpecModel):
     queueing: Queueing = Field(default_factory=Queueing, description="Kueue queueing policy.")
     monitoring: Monitoring = Field(default_factory=Monitoring, description="Monitoring and alerts.")
     costs: Costs = Field(default_factory=Costs, description="Prices and overheads.")
+
+    @field_validator("api_version", mode="before")
+    @classmethod
+    def _known_api_version(cls, value: object) -> object:
+        # The one version there is; the message is pydantic's Literal one, which the loader
+        # shows with the value given (a non-string value included).
+        if value != SPEC_API_VERSION:
+            raise ValueError(f"Input should be {SPEC_API_VERSION!r} (got {value!r})")
+        return value
 
     def pool(self, name: str) -> NodePool | None:
         """The pool called `name`, if any."""

@@ -18,7 +18,9 @@ import yaml
 
 # -- gpuplane's own label schema (node labels, workload labels, cost tags) --------------------
 GROUP = "gpuplane.io"
-SPEC_API_VERSION = f"{GROUP}/v1alpha1"
+SPEC_VERSION = "v1alpha1"
+SPEC_API_VERSION = f"{GROUP}/{SPEC_VERSION}"
+SPEC_SCHEMA_ID = f"https://{GROUP}/schemas/platform-{SPEC_VERSION}.json"  # `$id` of `gpuplane spec schema`
 LABEL_POOL = f"{GROUP}/pool"
 LABEL_ACCELERATOR = f"{GROUP}/accelerator"
 LABEL_SHARING = f"{GROUP}/sharing"

@@ -2,10 +2,11 @@
 
 Kueue sources (kubernetes-sigs/kueue @ff69552e):
 - pkg/controller/jobs/pod/pod_controller.go: a plain Pod is one Workload `pod-<name>-<hash>` with
-  pod set `main`, count 1; pods labelled `kueue.x-k8s.io/pod-group-name` form one Workload named
-  after the group, with a pod set per role (the `kueue.x-k8s.io/role-hash` annotation, else a
-  hash of the pod's shape), counted over the group's pods; gated by the scheduling gate
-  `kueue.x-k8s.io/admission` until admitted; finished when Succeeded or Failed.
+  pod set `main`, count 1; pods carrying Kueue's pod-group-name label (`vocab.POD_GROUP_NAME_LABEL`)
+  form one Workload named after the group, with a pod set per role (Kueue's role-hash annotation,
+  `vocab.POD_ROLE_HASH_ANNOTATION`, else a hash of the pod's shape), counted over the group's pods;
+  gated by Kueue's scheduling gate (`vocab.KUEUE_ADMISSION_GATE`) until admitted; finished when
+  Succeeded or Failed.
 - pkg/controller/jobs/deployment/deployment_webhook.go: the Deployment's pods carry its queue
   label and each becomes a plain-pod Workload.
 - pkg/controller/jobs/statefulset/: the StatefulSet's pods form one pod group,

@@ -1,8 +1,8 @@
 """batch/v1 Job and CronJob, and JobSet: their pod templates and Kueue pod sets.
 
 Kueue sources (kubernetes-sigs/kueue @ff69552e): pkg/controller/jobs/job/job_controller.go
-(one pod set `main`, count = min(parallelism, completions), minCount from the annotation
-`kueue.x-k8s.io/job-min-parallelism`, suspended when `spec.suspend`, finished on a Complete or
+(one pod set `main`, count = min(parallelism, completions), minCount from Kueue's
+job-min-parallelism annotation (`vocab.JOB_MIN_PARALLELISM_ANNOTATION`), suspended when `spec.suspend`, finished on a Complete or
 Failed condition) and pkg/controller/jobs/jobset/jobset_controller.go (a pod set per replicated
 job, named after it, count = replicas x min(parallelism, completions)). A CronJob is not a Kueue
 integration: each Job it creates is, with the labels of `spec.jobTemplate`; explain shows the next
