@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from gpuplane.account.prom import choose_step
+from gpuplane.durations import parse_seconds
 from gpuplane.errors import UsageError
 
-_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 #: The longest duration an option takes: 100 years (Prometheus keeps nothing older anyway).
 MAX_DURATION_S = 100 * 365 * 86400
 #: Times an option takes: 1970-01-01 to 9999-12-31 (what ISO 8601 and Python's datetime can spell).
@@ -24,11 +24,11 @@ TIME_RANGE = (0.0, 253_402_300_799.0)
 
 
 def parse_duration(text: str, option: str = "--since") -> float:
-    """'90s', '15m', '6h', '7d', '2w' or combinations like '1d12h' -> seconds."""
-    value = text.strip()
-    if not re.fullmatch(r"(?:\d{1,15}(?:\.\d{1,9})?[smhdw])+", value):
+    """'90s', '15m', '6h', '7d', '2w' or combinations like '1d12h' -> seconds (`gpuplane.durations`;
+    every number needs its unit, the value must be positive and at most `MAX_DURATION_S`)."""
+    total = parse_seconds(text)
+    if total is None:
         raise UsageError(f"{text!r} is not a duration (e.g. 30s, 15m, 6h, 7d, 2w)", option=option)
-    total = sum(float(n) * _UNITS[u] for n, u in re.findall(r"(\d+(?:\.\d+)?)([smhdw])", value))
     if total <= 0:
         raise UsageError("the duration must be positive", option=option)
     if total > MAX_DURATION_S:

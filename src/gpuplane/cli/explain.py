@@ -21,9 +21,9 @@ class Output(StrEnum):
 
 
 def _runtime(text: str) -> float:
-    from gpuplane.kueue.durations import parse_duration
+    from gpuplane.kueue.runtime import runtime_seconds
 
-    seconds = parse_duration(text)
+    seconds = runtime_seconds(text)
     if seconds is None:
         raise UsageError(f"--assume-runtime: {text!r} is not a duration (e.g. 45m, 2h, 1d)")
     return seconds

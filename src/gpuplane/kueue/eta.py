@@ -21,8 +21,8 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from gpuplane.durations import format_duration
 from gpuplane.kueue import resource_node as rn
-from gpuplane.kueue.durations import format_duration
 from gpuplane.kueue.flavor_assigner import flavor_mismatch
 from gpuplane.kueue.objects import Workload
 from gpuplane.kueue.quantity import format_quantity

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.table import Table
 
-from gpuplane.kueue.durations import format_duration
+from gpuplane.durations import format_duration
 from gpuplane.kueue.quantity import format_quantity
 from gpuplane.kueue.results import CycleResult
 from gpuplane.kueue.snapshot import Snapshot

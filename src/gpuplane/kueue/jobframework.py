@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpuplane.kueue.dra import ClaimError, pod_claim_units
-from gpuplane.kueue.durations import parse_duration
 from gpuplane.kueue.jobcontext import JobContext
 from gpuplane.kueue.objects import PodSet, Workload
 from gpuplane.kueue.parse import DEFAULT_NAMESPACE, Parsed, RawObject, parse_time, pod_set
 from gpuplane.kueue.requests import BadField, pod_requests, transform
+from gpuplane.kueue.runtime import runtime_seconds
 from gpuplane.vocab import (
     ANNOTATION_EXPECTED_RUNTIME,
     DEFAULT_LOCAL_QUEUE,
@@ -152,7 +152,7 @@ def _runtime(data: Mapping[str, Any], kind: WorkloadKind) -> tuple[float | None,
     """(seconds, where it comes from) the job declares or expects to run."""
     expected = as_str(get(data, "metadata", "annotations", ANNOTATION_EXPECTED_RUNTIME))
     if expected:
-        seconds = parse_duration(expected)
+        seconds = runtime_seconds(expected)
         if seconds is not None:
             return seconds, f"{ANNOTATION_EXPECTED_RUNTIME} {expected}"
     limit = as_int(get(data, "metadata", "labels", MAX_EXEC_TIME_SECONDS_LABEL), 0)

@@ -15,7 +15,6 @@ from typing import Any
 
 from gpuplane.errors import InputError, Problem
 from gpuplane.kueue.dra import DraContext
-from gpuplane.kueue.durations import runtime_hint
 from gpuplane.kueue.objects import (
     Admission,
     ClusterQueue,
@@ -42,6 +41,7 @@ from gpuplane.kueue.requests import BadField as _Bad
 from gpuplane.kueue.requests import integer as _int
 from gpuplane.kueue.requests import pod_requests
 from gpuplane.kueue.requests import quantity as _q
+from gpuplane.kueue.runtime import runtime_hint
 from gpuplane.limits import limits
 from gpuplane.vocab import DRA_GROUP, KUEUE_CONFIG_GROUP, KUEUE_GROUP
 from gpuplane.workloads import lookup as lookup_kind
