@@ -142,11 +142,6 @@ class LocList(list[Any]):
         words = _words(self._marks)
         return unpack(words[1 + index]) if 0 <= index < len(words) - 1 else None
 
-    @property
-    def item_pos(self) -> list[Pos]:
-        """Line and column of each loaded item (a snapshot)."""
-        return [unpack(m) for m in _words(self._marks)[1:]]
-
     def shift_lines(self, offset: int) -> None:
         """Move this sequence's own positions down by `offset` lines (not its children's)."""
         self._marks = _shifted(self._marks, offset)

@@ -112,24 +112,12 @@ def test_gpu_fraction_rejects_foreign_resources() -> None:
         resources.gpu_fraction("cpu", _acc("H100-80GB"))
 
 
-def test_memory_fraction_uses_memory_slices() -> None:
-    assert resources.memory_fraction("nvidia.com/mig-1g.20gb", _acc("H100-80GB")) == 2 / 8
-    assert resources.memory_fraction("nvidia.com/mig-3g.40gb", _acc("H100-80GB")) == 4 / 8
-
-
 def test_fractions_of_a_full_mixed_layout_sum_to_at_most_one() -> None:
     for acc in load_catalog().accelerators():
         for layout in mig.maximal_layouts(acc) if acc.mig_capable else []:
             advertised = resources.per_gpu(acc, "mig", mig_layout=layout, mig_strategy="mixed")
             total = sum(resources.gpu_fraction(r, acc) * n for r, n in advertised.items())
             assert total <= 1.0 + 1e-9, (acc.name, layout)
-
-
-def test_is_gpu_resource() -> None:
-    assert resources.is_gpu_resource("nvidia.com/gpu")
-    assert resources.is_gpu_resource("nvidia.com/gpu.shared")
-    assert resources.is_gpu_resource("nvidia.com/mig-1g.5gb")
-    assert not resources.is_gpu_resource("memory")
 
 
 def test_mig_without_instances_advertises_nothing_and_is_invalid_under_single() -> None:

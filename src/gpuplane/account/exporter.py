@@ -34,7 +34,6 @@ from gpuplane.errors import GpuplaneError, UsageError
 from gpuplane.spec import PlatformSpec
 
 log = logging.getLogger("gpuplane.exporter")
-DEFAULT_ADDRESS = "127.0.0.1"
 _QUIET = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError)
 
 

@@ -82,7 +82,6 @@ class Explanation:
     etas: dict[str, eta_mod.Eta] = field(default_factory=dict)
     eta_assumptions: list[str] = field(default_factory=list)
     empty: bool = False
-    settled_cycles: int = 0
 
     def json(self) -> dict[str, Any]:
         return to_json(self.snap, self.results, self)
@@ -127,7 +126,6 @@ def explain_input(parsed: Parsed, options: ExplainOptions | None = None) -> Expl
     loops: list[str] = []
     later = eta_mod.settle(snap, loops=loops)
     snap.notes.extend(loops)
-    out.settled_cycles = len(later)
     decided = [*results, *later]
     nodes = [*nodes_from_objects(parsed.k8s), *opt.nodes]
     if nodes:

@@ -19,7 +19,6 @@ from gpuplane.kueue.snapshot import CQState, Snapshot
 NOFIT, NO_CANDIDATES, PREEMPT, RECLAIM, FIT = 0, 1, 2, 3, 4
 # Representative modes of an assignment.
 MODE_NOFIT, MODE_PREEMPT, MODE_FIT = 0, 1, 2
-MODE_NAMES = {MODE_NOFIT: "NoFit", MODE_PREEMPT: "Preempt", MODE_FIT: "Fit"}
 _WORST = (NOFIT, 1 << 30)
 _BEST = (FIT, 0)
 

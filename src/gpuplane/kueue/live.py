@@ -34,7 +34,7 @@ def _items(resp: Any, api_version: str, kind: str) -> list[dict[str, Any]]:
     return out
 
 
-def _list_kueue(api: Any, plural: str, kind: str, notes: list[str], namespaced: bool) -> list[dict[str, Any]]:
+def _list_kueue(api: Any, plural: str, kind: str, notes: list[str]) -> list[dict[str, Any]]:
     from kubernetes.client.exceptions import ApiException
 
     for version in ("v1beta2", "v1beta1", "v1alpha1"):
@@ -86,10 +86,8 @@ def read_cluster(kubeconfig: str, context: str | None = None) -> Parsed:
     objects: list[dict[str, Any]] = []
     try:
         custom = client.CustomObjectsApi(api_client)
-        for plural, kind in CLUSTER_SCOPED:
-            objects.extend(_list_kueue(custom, plural, kind, notes, False))
-        for plural, kind in NAMESPACED:
-            objects.extend(_list_kueue(custom, plural, kind, notes, True))
+        for plural, kind in (*CLUSTER_SCOPED, *NAMESPACED):
+            objects.extend(_list_kueue(custom, plural, kind, notes))
         core = client.CoreV1Api(api_client)
         namespaces = api_client.sanitize_for_serialization(core.list_namespace())
         objects.extend(_items(namespaces, "v1", "Namespace"))

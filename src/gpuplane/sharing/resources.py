@@ -100,20 +100,3 @@ def gpu_fraction(resource_name: str, accelerator: Accelerator, *, replicas: int 
             raise ValueError(f"{resource_name} is not a MIG resource of {accelerator.name}")
         return profile.compute_slices / accelerator.compute_slices
     raise ValueError(f"{resource_name} is not an NVIDIA GPU resource")
-
-
-def memory_fraction(resource_name: str, accelerator: Accelerator) -> float:
-    """Share of the GPU's memory slices that one MIG resource unit holds (1.0 for a whole GPU)."""
-    if resource_name == GPU_RESOURCE:
-        return 1.0
-    profile = accelerator.mig_profile(resource_name)
-    if profile is None or not accelerator.memory_slices:
-        raise ValueError(f"{resource_name} is not a MIG resource of {accelerator.name}")
-    return profile.memory_slices / accelerator.memory_slices
-
-
-def is_gpu_resource(resource_name: str) -> bool:
-    """True for the whole-GPU resource, its shared form and every MIG resource."""
-    return resource_name in (GPU_RESOURCE, shared_resource_name(True)) or resource_name.startswith(
-        MIG_RESOURCE_PREFIX
-    )

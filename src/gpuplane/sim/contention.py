@@ -23,9 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-#: Sharing modes whose pods share physical GPUs without isolation.
-SHARED_MODES: tuple[str, ...] = ("time-slicing", "mps")
-
 
 def work_rate(interference: float, busy: int) -> float:
     """Rate of one of `busy` busy sharers of a GPU with interference factor `interference`."""

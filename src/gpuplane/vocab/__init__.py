@@ -140,11 +140,6 @@ def is_mig_resource(name: str) -> bool:
     return name.startswith(MIG_RESOURCE_PREFIX)
 
 
-def is_nvidia_gpu_resource(name: str) -> bool:
-    """True for the whole-GPU resource, its shared form and every MIG resource."""
-    return name in (GPU_RESOURCE, GPU_SHARED_RESOURCE) or is_mig_resource(name)
-
-
 def is_dra_resource(name: str) -> bool:
     """True for a quota name Kueue charges gpuplane's DRA DeviceClasses to (`dra.gpuplane.io/...`)."""
     return name.startswith(DRA_RESOURCE_PREFIX)

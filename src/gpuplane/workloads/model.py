@@ -117,12 +117,6 @@ class PodTemplate:
     def labels(self) -> dict[str, str]:
         return {str(k): as_str(v) for k, v in as_dict(self.meta.get("labels")).items()}
 
-    def all_containers(self) -> list[Container]:
-        return self.containers
-
-    def main_containers(self) -> list[Container]:
-        return [c for c in self.containers if not c.init]
-
     def gpus(self) -> dict[str, float]:
         """GPU resources of one pod, as Kubernetes counts them: app containers and native sidecars
         summed, each ordinary init container (plus the sidecars started before it) as a maximum,

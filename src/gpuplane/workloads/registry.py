@@ -65,7 +65,6 @@ class WorkloadKind:
     category: str
     templates: Callable[[dict[str, Any]], list[PodTemplate]]
     kueue: KueueIntegration | None = None
-    cluster_scoped: bool = False
     group_sensitive: bool = False
 
     @property
