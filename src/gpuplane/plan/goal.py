@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from gpuplane.durations import UNITS
 from gpuplane.errors import UsageError
 from gpuplane.plan.defaults import default
 from gpuplane.plan.evaluate import DesignResult
@@ -29,7 +30,9 @@ SHARES = ("availability", "completed")
 _PATTERN = re.compile(
     r"^\s*([a-z0-9-]+)\s*(?:\[\s*([a-z0-9-]+)\s*\])?\s*(<=|>=)\s*([0-9.eE+-]+)\s*([a-z%]*)\s*$"
 )
-_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+# A limit is one number (e-notation allowed) and one unit of `gpuplane.durations` (no weeks; a
+# bare number is seconds): part of the constraint grammar, so parsed here, with the shared table.
+_UNITS = {"": 1.0, **{u: float(UNITS[u]) for u in ("s", "m", "h", "d")}}
 
 
 @dataclass(frozen=True)
@@ -77,7 +80,8 @@ class Constraint:
 
 def format_duration(seconds: float) -> str:
     """`4h`, `90m`, `30s`, `1.5d`: the largest unit that keeps it short."""
-    for unit, size in (("d", 86400.0), ("h", 3600.0), ("m", 60.0)):
+    for unit in ("d", "h", "m"):
+        size = _UNITS[unit]
         if seconds >= size:
             return f"{seconds / size:.4g}{unit}"
     return f"{seconds:.4g}s"
