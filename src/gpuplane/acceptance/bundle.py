@@ -21,7 +21,7 @@ from gpuplane.acceptance.report import report_page
 from gpuplane.acceptance.results import Results
 from gpuplane.errors import InputError, OutputError
 from gpuplane.outputs import TreeMarker, write_tree_atomic
-from gpuplane.render.writer import to_json
+from gpuplane.render.output import to_json
 
 __all__ = ["MARKER", "bundle_files", "load_bundle", "write_bundle"]
 

@@ -15,7 +15,7 @@ from gpuplane.acceptance.costing import price_info
 from gpuplane.acceptance.options import ResolvedSuite, SuiteOptions, resolve
 from gpuplane.acceptance.pods import gpu_request, pod_labels, train_container
 from gpuplane.acceptance.workloads import NCCL_NAME, TRAIN_NAME, base_objects, nccl_mpijob, train_workload
-from gpuplane.render.writer import describe, to_json, yaml_documents
+from gpuplane.render.output import describe, to_json, yaml_documents
 from gpuplane.spec import derived
 from gpuplane.spec.models import PlatformSpec
 from gpuplane.vocab import GROUP, LABEL_ACCEPTANCE, QUEUE_NAME_LABEL

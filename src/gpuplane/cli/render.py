@@ -13,7 +13,7 @@ from gpuplane.errors import InputError, UsageError
 from gpuplane.outputs import STDOUT, TreeMarker, check_tree_target, write_text_atomic, write_tree_atomic
 from gpuplane.render import RenderResult, render_all, stream_yaml
 from gpuplane.render.kueue import KUEUE_APIS
-from gpuplane.render.writer import GENERATED_HEADER
+from gpuplane.render.output import GENERATED_HEADER
 from gpuplane.spec import load_spec_with_warnings
 
 #: How a directory `render -o` wrote is recognised: its index.yaml with the generated header.

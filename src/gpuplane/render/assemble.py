@@ -9,7 +9,7 @@ from gpuplane.render import dashboard, device_configs, dra, kueue, monitoring, o
 from gpuplane.render.common import GPU_OPERATOR_NAMESPACE
 from gpuplane.render.exporter import exporter_manifests
 from gpuplane.render.nodepools import nodepool_file
-from gpuplane.render.writer import IndexEntry, RenderResult, index_markdown, index_yaml, yaml_documents
+from gpuplane.render.output import IndexEntry, RenderResult, index_markdown, index_yaml, yaml_documents
 from gpuplane.spec.models import PlatformSpec
 from gpuplane.yamlemit import emit
 

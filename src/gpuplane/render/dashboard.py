@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpuplane.render.common import k8s_object, metadata
-from gpuplane.render.writer import to_json
+from gpuplane.render.output import to_json
 from gpuplane.spec.models import PlatformSpec
 
 DASHBOARD_UID_PREFIX = "gpuplane-"

@@ -19,7 +19,7 @@ from gpuplane import providers
 from gpuplane.catalog import load_catalog
 from gpuplane.providers.base import MIG_PARTED, OPERATOR
 from gpuplane.render.common import GPU_OPERATOR_NAMESPACE, gpu_pools, k8s_object, metadata
-from gpuplane.render.writer import to_yaml
+from gpuplane.render.output import to_yaml
 from gpuplane.sharing import deviceplugin
 from gpuplane.spec import derived
 from gpuplane.spec.models import NodePool, PlatformSpec

@@ -28,7 +28,7 @@ from gpuplane.k8s_versions import version_at_least
 from gpuplane.render.common import effective_taints, gpu_pools, k8s_object, metadata, toleration_for
 from gpuplane.render.operator import chart, operator_values
 from gpuplane.render.quotas import team_pools
-from gpuplane.render.writer import to_yaml
+from gpuplane.render.output import to_yaml
 from gpuplane.sharing.dra import DraKind
 from gpuplane.spec import derived
 from gpuplane.spec.models import PlatformSpec, Team

@@ -28,7 +28,7 @@ from gpuplane.render.device_configs import (
     mig_by_operator,
     mig_parted_config,
 )
-from gpuplane.render.writer import to_yaml
+from gpuplane.render.output import to_yaml
 from gpuplane.spec import derived
 from gpuplane.spec.models import PlatformSpec
 
