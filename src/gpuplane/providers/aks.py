@@ -28,7 +28,7 @@ INSTANCE_PROFILE = "MIG{}g"
 
 
 def aks_pool_names(spec: PlatformSpec) -> dict[str, str]:
-    """Spec pool name -> a valid, unique AKS pool name (the gpuplane.io/pool label keeps the spec name)."""
+    """Spec pool name -> a valid, unique AKS pool name (the `LABEL_POOL` node label keeps the spec name)."""
     names: dict[str, str] = {}
     used: set[str] = set()
     for pool in spec.node_pools:

@@ -11,8 +11,9 @@ from gpuplane.errors import Problem
 from gpuplane.k8s_versions import version_at_least
 from gpuplane.providers.base import Report
 from gpuplane.spec.models import PlatformSpec
+from gpuplane.vocab import DRA_GROUP
 
-# Structured-parameters DRA (resource.k8s.io/v1beta1) exists from Kubernetes 1.32, and NVIDIA's DRA
+# Structured-parameters DRA (DRA_GROUP v1beta1) exists from Kubernetes 1.32, and NVIDIA's DRA
 # driver chart requires it (Chart.yaml kubeVersion >=1.32.0-0; nvidia_charts.yaml).
 DRA_FIRST_VERSION = "1.32"
 KUEUE_DRA_VERSION = "1.34"  # spec.dra_checks warns below it
@@ -65,7 +66,7 @@ def _dra_problems(spec: PlatformSpec, at: Report) -> Iterator[Problem]:
         elif not version_at_least(version, DRA_FIRST_VERSION):
             yield at(
                 where,
-                f"Kubernetes {version} has no structured-parameters DRA (resource.k8s.io from "
+                f"Kubernetes {version} has no structured-parameters DRA ({DRA_GROUP} from "
                 f"{DRA_FIRST_VERSION}; NVIDIA's DRA driver chart needs >=1.32)",
                 "error",
             )

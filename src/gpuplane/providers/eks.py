@@ -11,24 +11,24 @@ from typing import Any
 
 from gpuplane.providers.base import BaseProvider, NodePoolFile, PoolSetup
 from gpuplane.spec.models import PlatformSpec
+from gpuplane.vocab import AUTOSCALER_NODE_TEMPLATE_TAG
 from gpuplane.yamlemit import emit
 
 WHY = "eksctl managed node groups (eksctl create nodegroup -f ... --install-nvidia-plugin=false) with labels, taints, zones and scale-from-zero tags"
 EKSCTL_API = "eksctl.io/v1alpha5"
 # The EKS-optimised accelerated AL2023 AMI ships the NVIDIA driver and container toolkit.
 AMI_FAMILY = "AmazonLinux2023"
-CA_TAG = "k8s.io/cluster-autoscaler/node-template"
 
 
 def autoscaler_tags(setup: PoolSetup) -> dict[str, str]:
     """Cost tags, and node-template tags so the cluster autoscaler knows a zero-size group's
     labels, taints and extended resources."""
     tags = dict(setup.cost_tags)
-    tags.update({f"{CA_TAG}/label/{k}": v for k, v in setup.labels.items()})
+    tags.update({f"{AUTOSCALER_NODE_TEMPLATE_TAG}/label/{k}": v for k, v in setup.labels.items()})
     for t in setup.taints:
-        tags[f"{CA_TAG}/taint/{t.key}"] = f"{t.value}:{t.effect}"
+        tags[f"{AUTOSCALER_NODE_TEMPLATE_TAG}/taint/{t.key}"] = f"{t.value}:{t.effect}"
     for resource, count in setup.extended_resources.items():
-        tags[f"{CA_TAG}/resources/{resource}"] = str(count)
+        tags[f"{AUTOSCALER_NODE_TEMPLATE_TAG}/resources/{resource}"] = str(count)
     return dict(sorted(tags.items()))
 
 

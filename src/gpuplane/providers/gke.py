@@ -23,6 +23,7 @@ from gpuplane.providers.base import BaseProvider, NodePoolFile, PoolSetup, Repor
 from gpuplane.providers.shell import PROLOGUE, command, env_default, q
 from gpuplane.spec import derived
 from gpuplane.spec.models import NodePool, PlatformSpec
+from gpuplane.vocab import GPU_RESOURCE
 
 WHY = "creates the GKE node pools (gcloud container node-pools create) with accelerators, GPU stack flags, labels, taints and autoscaling"
 GKE_SHARING = {"time-slicing": "time-sharing", "mps": "mps"}
@@ -185,7 +186,7 @@ class GkeProvider(BaseProvider):
         if pool.sharing.strategy == "mixed":
             yield at(
                 (*base, "strategy"),
-                f"GKE's device plugin advertises each partition as one nvidia.com/gpu; use strategy single ({fact.cite()})",
+                f"GKE's device plugin advertises each partition as one {GPU_RESOURCE}; use strategy single ({fact.cite()})",
                 "error",
             )
 
@@ -197,7 +198,7 @@ class GkeProvider(BaseProvider):
         if pool.sharing.rename_shared:
             yield at(
                 (*base, "renameShared"),
-                f"GKE's shared GPUs keep the name nvidia.com/gpu ({fact.cite()})",
+                f"GKE's shared GPUs keep the name {GPU_RESOURCE} ({fact.cite()})",
                 "error",
             )
         minimum = fact.get("min_version")

@@ -11,6 +11,7 @@ from gpuplane.render.exporter import exporter_manifests
 from gpuplane.render.nodepools import nodepool_file
 from gpuplane.render.output import IndexEntry, RenderResult, index_markdown, index_yaml, yaml_documents
 from gpuplane.spec.models import PlatformSpec
+from gpuplane.vocab import DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_LABEL, QUEUE_NAME_LABEL
 from gpuplane.yamlemit import emit
 
 
@@ -42,7 +43,7 @@ def _kueue_files(spec: PlatformSpec, api: str, result: RenderResult) -> None:
     result.add_objects(
         "kueue/local-queues.yaml",
         "kueue",
-        "one LocalQueue per team namespace: where the team submits workloads (kueue.x-k8s.io/queue-name)",
+        f"one LocalQueue per team namespace: where the team submits workloads ({QUEUE_NAME_LABEL})",
         of("LocalQueue"),
     )
     result.add_objects(
@@ -128,7 +129,7 @@ def _device_files(spec: PlatformSpec, result: RenderResult) -> None:
         result.add_objects(
             "devices/mig-parted-config.yaml",
             "devices",
-            "MIG layouts per pool; nodes select one with the nvidia.com/mig.config label",
+            f"MIG layouts per pool; nodes select one with the {MIG_CONFIG_LABEL} label",
             [mig],
         )
     plugin = device_configs.device_plugin_configmap(spec)
@@ -137,7 +138,7 @@ def _device_files(spec: PlatformSpec, result: RenderResult) -> None:
             "devices/device-plugin-config.yaml",
             "devices",
             "device-plugin configs per pool (MIG strategy, time-slicing, MPS); "
-            "nodes select one with the nvidia.com/device-plugin.config label",
+            f"nodes select one with the {DEVICE_PLUGIN_CONFIG_LABEL} label",
             [plugin],
         )
     stack_objects = providers.get(spec.cluster.provider).namespace_objects(spec, GPU_OPERATOR_NAMESPACE)

@@ -14,7 +14,7 @@ GPU_OPERATOR_NAMESPACE = "gpu-operator"
 
 
 def managed_labels(extra: dict[str, str] | None = None) -> dict[str, str]:
-    """`app.kubernetes.io/managed-by: gpuplane` plus `extra`, sorted by key."""
+    """`LABEL_MANAGED_BY: gpuplane` plus `extra`, sorted by key."""
     labels = {LABEL_MANAGED_BY: MANAGED_BY}
     labels.update(extra or {})
     return dict(sorted(labels.items()))

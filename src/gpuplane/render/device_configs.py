@@ -2,11 +2,11 @@
 device-plugin ConfigMap (one key per MIG pool with its own `flags.migStrategy`, one per time-sliced
 or MPS pool), and the node labels that select them (nvidia.md sections 2, 3 and 5).
 
-Nodes pick their MIG layout with `nvidia.com/mig.config` and their device-plugin config with
-`nvidia.com/device-plugin.config`; GPU feature discovery reads the same device-plugin config (its
+Nodes pick their MIG layout with mig-parted's label (`vocab.MIG_CONFIG_LABEL`) and their
+device-plugin config with the device plugin's (`vocab.DEVICE_PLUGIN_CONFIG_LABEL`); GPU feature discovery reads the same device-plugin config (its
 config-manager sidecar watches the same label: gpu-operator assets/gpu-feature-discovery/
 0500_daemonset.yaml @v26.7.0), so a pool's advertised resources and its GFD labels follow its own
-MIG strategy. DRA pools get `nvidia.com/gpu.deploy.device-plugin=false`: no device plugin may run
+MIG strategy. DRA pools get `vocab.DEPLOY_DEVICE_PLUGIN_LABEL=false`: no device plugin may run
 where NVIDIA's DRA driver hands out the GPUs.
 """
 
@@ -154,7 +154,7 @@ def device_plugin_configs(spec: PlatformSpec) -> dict[str, dict[str, Any]]:
 
 
 def device_plugin_configmap(spec: PlatformSpec) -> dict[str, Any] | None:
-    """The ConfigMap the device plugin (and GFD) read; nodes pick a key with `nvidia.com/device-plugin.config`."""
+    """The ConfigMap the device plugin (and GFD) read; nodes pick a key with `DEVICE_PLUGIN_CONFIG_LABEL`."""
     configs = device_plugin_configs(spec)
     if not configs:
         return None

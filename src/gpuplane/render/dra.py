@@ -27,8 +27,8 @@ from gpuplane.catalog.providers import chart_facts
 from gpuplane.k8s_versions import version_at_least
 from gpuplane.render.common import effective_taints, gpu_pools, k8s_object, metadata, toleration_for
 from gpuplane.render.operator import chart, operator_values
-from gpuplane.render.quotas import team_pools
 from gpuplane.render.output import to_yaml
+from gpuplane.render.quotas import team_pools
 from gpuplane.sharing.dra import DraKind
 from gpuplane.spec import derived
 from gpuplane.spec.models import PlatformSpec, Team
@@ -55,7 +55,7 @@ def _facts() -> dict[str, Any]:
 
 
 def api_version(spec: PlatformSpec) -> str:
-    """`resource.k8s.io/<v>` the spec's Kubernetes serves newest (v1 from 1.34)."""
+    """`<DRA_GROUP>/<v>`: the DRA API version the spec's Kubernetes serves newest (v1 from 1.34)."""
     chosen = "v1beta1"
     for minor, version in sorted(
         _facts()["api_versions"].items(), key=lambda i: [int(p) for p in i[0].split(".")]
@@ -165,7 +165,7 @@ def driver_values(spec: PlatformSpec) -> dict[str, Any] | None:
     values: dict[str, Any] = {
         "nvidiaDriverRoot": _driver_root(spec),
         "resourceApiVersion": api_version(spec),
-        # Allowed because the device plugin is off on the DRA pools (nvidia.com/gpu.deploy.device-plugin=false)
+        # Allowed because the device plugin is off on the DRA pools (DEPLOY_DEVICE_PLUGIN_LABEL=false)
         # and the kubelet plugin runs only there (affinity below).
         facts["gpus_override_key"]: True,
         "resources": {"gpus": {"enabled": True}, "computeDomains": {"enabled": False}},

@@ -1,5 +1,5 @@
 """Kueue objects from the spec: ResourceFlavors, Cohorts, ClusterQueues, LocalQueues and
-WorkloadPriorityClasses, for `kueue.x-k8s.io/v1beta2` (default) or `v1beta1`.
+WorkloadPriorityClasses, for Kueue's API `v1beta2` (default) or `v1beta1`.
 
 One flavor per pool (its node labels and taints); one ClusterQueue per team with one resource
 group covering cpu, memory and every GPU resource its pools offer, so the flavor Kueue picks for a
@@ -162,7 +162,7 @@ def cluster_queue(spec: PlatformSpec, team: Team, api: str = "v1beta2") -> dict[
 
 
 # Kueue has no per-queue default priority; the team's default is recorded for people and tools
-# (jobs pick a class with the `kueue.x-k8s.io/priority-class` label).
+# (jobs pick a class with Kueue's `PRIORITY_CLASS_LABEL`).
 
 
 def local_queues(team: Team, api: str = "v1beta2") -> list[dict[str, Any]]:

@@ -31,9 +31,9 @@ from gpuplane.render.device_configs import (
 from gpuplane.render.output import to_yaml
 from gpuplane.spec import derived
 from gpuplane.spec.models import PlatformSpec
+from gpuplane.vocab import DCGM_VIRTUAL_GPUS_ENV
 
 DCGM_SERVICE_MONITOR_INTERVAL = "15s"  # chart default (nvidia.md section 5)
-DCGM_VIRTUAL_GPUS_ENV = "KUBERNETES_VIRTUAL_GPUS"  # dcgm-exporter @ d5e5f510 pkg/cmd/app.go
 
 
 def chart() -> dict[str, Any]:
@@ -74,7 +74,7 @@ def dcgm_exporter_values(spec: PlatformSpec) -> dict[str, Any]:
     }
     if shares_gpus(spec):
         # Without it a shared GPU has one series naming one of its pods at a time
-        # (dcgm-exporter pkg/cmd/app.go flag kubernetes-virtual-gpus, EnvVars KUBERNETES_VIRTUAL_GPUS;
+        # (dcgm-exporter pkg/cmd/app.go, the env var of flag kubernetes-virtual-gpus: vocab/names.yaml;
         # transformation/kubernetes.go toDeviceToSharingPods). The chart passes `env` to the
         # ClusterPolicy's dcgmExporter.env (templates/clusterpolicy.yaml), a list of EnvVar.
         values["env"] = [{"name": DCGM_VIRTUAL_GPUS_ENV, "value": "true"}]

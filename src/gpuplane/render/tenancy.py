@@ -20,7 +20,15 @@ from gpuplane.render.quotas import team_flavor_quotas
 from gpuplane.sharing import dra
 from gpuplane.spec import derived
 from gpuplane.spec.models import PlatformSpec, Team
-from gpuplane.vocab import DRA_QUOTA_SUFFIX, LABEL_KUEUE_MANAGED, LABEL_TEAM
+from gpuplane.vocab import (
+    DRA_QUOTA_SUFFIX,
+    LABEL_KUEUE_MANAGED,
+    LABEL_TEAM,
+    NAMESPACE_NAME_LABEL,
+    POD_SECURITY_AUDIT_LABEL,
+    POD_SECURITY_ENFORCE_LABEL,
+    POD_SECURITY_WARN_LABEL,
+)
 
 # Pod Security Admission: GPU images often run as root, so `baseline` is enforced and
 # `restricted` only warned and audited (https://kubernetes.io/docs/concepts/security/pod-security-standards/).
@@ -38,16 +46,16 @@ def namespace(spec: PlatformSpec, team: Team, name: str) -> dict[str, Any]:
     labels = {
         LABEL_TEAM: team.name,
         LABEL_KUEUE_MANAGED: "true",
-        "pod-security.kubernetes.io/enforce": PSA_ENFORCE,
-        "pod-security.kubernetes.io/warn": PSA_WARN,
-        "pod-security.kubernetes.io/audit": PSA_WARN,
+        POD_SECURITY_ENFORCE_LABEL: PSA_ENFORCE,
+        POD_SECURITY_WARN_LABEL: PSA_WARN,
+        POD_SECURITY_AUDIT_LABEL: PSA_WARN,
     }
     return k8s_object("v1", "Namespace", metadata(name, labels=labels))
 
 
 def monitoring_namespace(spec: PlatformSpec) -> dict[str, Any]:
     """The namespace the PrometheusRules, dashboard and exporter live in."""
-    labels = {"pod-security.kubernetes.io/enforce": PSA_ENFORCE}
+    labels = {POD_SECURITY_ENFORCE_LABEL: PSA_ENFORCE}
     return k8s_object("v1", "Namespace", metadata(spec.monitoring.namespace, labels=labels))
 
 
@@ -55,7 +63,7 @@ def operator_namespace(name: str = GPU_OPERATOR_NAMESPACE) -> dict[str, Any]:
     """The GPU Operator's (or the DRA driver's) namespace; their DaemonSets need the `privileged`
     Pod Security level (NVIDIA GPU Operator install docs label it so; the DRA kubelet plugin runs
     privileged, chart values kubeletPlugin.containers.gpus.securityContext)."""
-    labels = {"pod-security.kubernetes.io/enforce": "privileged"}
+    labels = {POD_SECURITY_ENFORCE_LABEL: "privileged"}
     return k8s_object("v1", "Namespace", metadata(name, labels=labels))
 
 
@@ -71,7 +79,7 @@ def team_gpu_caps(spec: PlatformSpec, team: Team) -> dict[str, int]:
 def quota_key(resource: str) -> str:
     """The ResourceQuota key that limits a GPU resource: `requests.<extended resource>`, or for a
     DRA quota name the devices claimed through its DeviceClass
-    (`<class>.deviceclass.resource.k8s.io/devices`, Kubernetes "Quota for DRA resource claims")."""
+    (the class name + `DRA_QUOTA_SUFFIX`, Kubernetes "Quota for DRA resource claims")."""
     kind = dra.kind_of(resource)
     return f"{kind.device_class}{DRA_QUOTA_SUFFIX}" if kind else f"requests.{resource}"
 
@@ -135,7 +143,7 @@ def network_policies(team: Team, ns: str) -> list[dict[str, Any]]:
         spec={"podSelector": {}, "policyTypes": ["Ingress", "Egress"]},
     )
     dns_peer = {
-        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "kube-system"}},
+        "namespaceSelector": {"matchLabels": {NAMESPACE_NAME_LABEL: "kube-system"}},
         "podSelector": {"matchLabels": {"k8s-app": "kube-dns"}},
     }
     dns = k8s_object(

@@ -128,6 +128,16 @@ CLOUD_NODE_POOL_LABELS = (
     EKS_NODEGROUP_LABEL,
 )
 NAMESPACE_NAME_LABEL = _n("kubernetes", "namespace_name_label")
+POD_SECURITY_ENFORCE_LABEL = _n("pod_security", "enforce_label")
+POD_SECURITY_WARN_LABEL = _n("pod_security", "warn_label")
+POD_SECURITY_AUDIT_LABEL = _n("pod_security", "audit_label")
+#: Cluster autoscaler's Auto Scaling Group tags describing a zero-size group's nodes.
+AUTOSCALER_NODE_TEMPLATE_TAG = _n("cluster_autoscaler", "node_template_tag_prefix")
+
+# -- dcgm-exporter ----------------------------------------------------------------------------
+#: One series per pod sharing a GPU (time-slicing, MPS) instead of one naming a single pod.
+DCGM_VIRTUAL_GPUS_ENV = _n("dcgm_exporter", "virtual_gpus_env")
+DCGM_VIRTUAL_GPUS_FLAG = _n("dcgm_exporter", "virtual_gpus_flag")
 
 
 def mig_resource(profile: str) -> str:
