@@ -1,12 +1,13 @@
 """What render writes for Kueue is what explain (and so the simulator) reads: the rendered kueue/
 and tenancy/ folders plus real Workloads admit into the pool's flavor, and the fair-sharing
-Configuration fragment switches explain's mode."""
+Configuration fragment (always written) switches explain's mode only when it turns fair sharing on."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import yaml
 from typer.testing import CliRunner
 
 from gpuplane.cli import app
@@ -74,10 +75,13 @@ def test_rendered_queues_admit_workloads_into_their_pools_flavor(tmp_path: Path)
     assert report["fairSharing"] is False
 
 
-def test_fair_sharing_fragment_turns_explain_fair_sharing_on(tmp_path: Path) -> None:
-    out = tmp_path / "out"
-    _render("gke-h100.yaml", out)
-    assert (out / "kueue" / "kueue-configuration.yaml").is_file()
-    assert _explain(out / "kueue")["fairSharing"] is True
-    _render("aks-platform.yaml", tmp_path / "aks")
-    assert not (tmp_path / "aks" / "kueue" / "kueue-configuration.yaml").exists()
+def test_the_configuration_fragment_sets_explains_mode_with_and_without_fair_sharing(tmp_path: Path) -> None:
+    # gke-h100 turns fair sharing on, aks-platform does not; both fragments carry the metrics
+    # setting account needs, and explain follows the fragment's fairSharing section only.
+    for example, fair in (("gke-h100.yaml", True), ("aks-platform.yaml", False)):
+        out = tmp_path / example
+        _render(example, out)
+        fragment = yaml.safe_load((out / "kueue" / "kueue-configuration.yaml").read_text())
+        assert fragment["metrics"] == {"enableClusterQueueResources": True}
+        assert ("fairSharing" in fragment) is fair
+        assert _explain(out / "kueue")["fairSharing"] is fair, example

@@ -14,6 +14,13 @@ from gpuplane.spec.models import PlatformSpec
 from gpuplane.vocab import DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_LABEL, QUEUE_NAME_LABEL
 from gpuplane.yamlemit import emit
 
+KUEUE_CONFIGURATION_HEADER = (
+    "# Merge into Kueue's controller_manager_config.yaml (ConfigMap kueue-manager-config in\n"
+    "# kueue-system, or the Helm chart's managerConfig.controllerManagerConfigYaml): add these keys to\n"
+    "# the sections already there (keep metrics.bindAddress), then restart the kueue controller. These\n"
+    "# are installation-wide settings, not objects to apply.\n"
+)
+
 
 def _kueue_files(spec: PlatformSpec, api: str, result: RenderResult) -> None:
     objects = kueue.kueue_objects(spec, api)
@@ -53,22 +60,24 @@ def _kueue_files(spec: PlatformSpec, api: str, result: RenderResult) -> None:
         of("WorkloadPriorityClass"),
     )
     config = kueue.kueue_configuration(spec, api)
-    if config is not None:
-        header = (
-            "# Merge into Kueue's controller_manager_config.yaml (ConfigMap kueue-manager-config in\n"
-            "# kueue-system, or the Helm chart's managerConfig.controllerManagerConfigYaml), then restart\n"
-            "# the kueue controller: fair sharing and DRA device-class mappings are installation-wide\n"
-            "# settings, not objects to apply.\n"
-        )
-        parts = (
-            ["fair sharing on, with the spec's preemption strategies"] if "fairSharing" in config else []
-        ) + (["DRA deviceClassMappings (DeviceClass -> quota name)"] if "resources" in config else [])
-        result.add_text(
-            "kueue/kueue-configuration.yaml",
-            "kueue",
-            "Kueue Configuration fragment: " + "; ".join(parts),
-            header + emit(config),
-        )
+    result.add_text(
+        "kueue/kueue-configuration.yaml",
+        "kueue",
+        "Kueue Configuration fragment: " + "; ".join(_configuration_parts(config)),
+        KUEUE_CONFIGURATION_HEADER + emit(config),
+    )
+
+
+def _configuration_parts(config: dict[str, Any]) -> list[str]:
+    """What the Configuration fragment sets, for the index."""
+    parts = [
+        "ClusterQueue resource metrics on (metrics.enableClusterQueueResources, which gpuplane account reads)"
+    ]
+    if "fairSharing" in config:
+        parts.append("fair sharing on, with the spec's preemption strategies")
+    if "resources" in config:
+        parts.append("DRA deviceClassMappings (DeviceClass -> quota name)")
+    return parts
 
 
 def _tenancy_files(spec: PlatformSpec, result: RenderResult) -> None:

@@ -34,10 +34,14 @@ MAX_FLAVOR_TAINTS = 8
 FUNGIBILITY = {"Borrow": "MayStopSearch", "Preempt": "TryNextFlavor"}
 
 
-def _api_version(api: str) -> str:
+def _api(api: str) -> str:
     if api not in KUEUE_APIS:
         raise ValueError(f"unknown Kueue API version {api!r}; expected one of {', '.join(KUEUE_APIS)}")
-    return f"{KUEUE_GROUP}/{api}"
+    return api
+
+
+def _api_version(api: str) -> str:
+    return f"{KUEUE_GROUP}/{_api(api)}"
 
 
 def flavor_node_labels(pool: NodePool) -> dict[str, str]:
@@ -207,16 +211,26 @@ def kueue_objects(spec: PlatformSpec, api: str = "v1beta2") -> list[dict[str, An
     return objects
 
 
-def kueue_configuration(spec: PlatformSpec, api: str = "v1beta2") -> dict[str, Any] | None:
-    """The part of Kueue's own `Configuration` the spec decides: fair sharing when it is on, and
-    `resources.deviceClassMappings` when pools use DRA (None when neither applies).
+# Kueue serves the ClusterQueue resource metrics (kueue_cluster_queue_resource_usage,
+# _nominal_quota, ...) that `gpuplane account` reads only with this set: ControllerMetrics
+# `enableClusterQueueResources` (default false) in apis/config/{v1beta1,v1beta2}/configuration_types.go,
+# read by cmd/kueue/main.go (schdcache.WithResourceMetrics), kubernetes-sigs/kueue v0.19.2 and @ff69552e.
+CLUSTER_QUEUE_RESOURCE_METRICS = {"enableClusterQueueResources": True}
+
+
+def kueue_configuration(spec: PlatformSpec, api: str = "v1beta2") -> dict[str, Any]:
+    """The part of Kueue's own `Configuration` the spec decides: the ClusterQueue resource metrics
+    `gpuplane account` reads (always), fair sharing when it is on, and
+    `resources.deviceClassMappings` when pools use DRA.
 
     Kueue turns fair sharing on for the whole installation when its Configuration has a
-    `fairSharing` section (v1beta1 also needs `enable: true`); DRA claims are charged to the quota
-    name their DeviceClass maps to. `gpuplane explain` reads the same object, so feeding it the
-    rendered kueue/ folder reproduces the cluster's mode and mappings.
+    `fairSharing` section (v1beta1 also needs `enable: true`; v1beta2 has no such field, and Kueue
+    decodes its Configuration strictly: pkg/config/config.go `serializer.EnableStrict`); DRA claims
+    are charged to the quota name their DeviceClass maps to. `gpuplane explain` reads the same
+    object, so feeding it the rendered kueue/ folder reproduces the cluster's mode and mappings.
     """
-    config: dict[str, Any] = {"apiVersion": f"{KUEUE_CONFIG_GROUP}/{api}", "kind": "Configuration"}
+    config: dict[str, Any] = {"apiVersion": f"{KUEUE_CONFIG_GROUP}/{_api(api)}", "kind": "Configuration"}
+    config["metrics"] = dict(CLUSTER_QUEUE_RESOURCE_METRICS)
     if spec.queueing.fair_sharing.enabled:
         section: dict[str, Any] = {}
         if api == "v1beta1":
@@ -226,4 +240,4 @@ def kueue_configuration(spec: PlatformSpec, api: str = "v1beta2") -> dict[str, A
     mappings = dra.device_class_mappings(spec)
     if mappings:
         config["resources"] = {"deviceClassMappings": mappings}
-    return config if len(config) > 2 else None
+    return config
