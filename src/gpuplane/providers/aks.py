@@ -24,7 +24,6 @@ from gpuplane.spec.models import NodePool, PlatformSpec
 WHY = "creates the AKS node pools (az aks nodepool add) with the labels, taints and autoscaling the rest of the output relies on"
 # AKS Linux node pool names: lowercase letters and digits, start with a letter, at most 12 characters.
 AKS_POOL_NAME_MAX = 12
-INSTANCE_PROFILE = "MIG{}g"
 
 
 def aks_pool_names(spec: PlatformSpec) -> dict[str, str]:

@@ -53,6 +53,11 @@ WORKLOAD = [
         "h",
     ),
     (
+        "Unmeasured GPU-hours by team (no DCGM activity metric)",
+        'sum by (team) (gpuplane_unmeasured_gpu_hours{team=~"$team", pool=~"$pool"})',
+        "h",
+    ),
+    (
         "Failed-run GPU-hours by team",
         'sum by (team) (gpuplane_failed_gpu_hours{team=~"$team", pool=~"$pool"})',
         "h",
@@ -155,6 +160,7 @@ def dashboard(spec: PlatformSpec) -> dict[str, Any]:
 
 
 def dashboard_json(spec: PlatformSpec) -> str:
+    """The dashboard as stable JSON text (monitoring/grafana-dashboard.json)."""
     return to_json(dashboard(spec))
 
 
@@ -166,8 +172,3 @@ def dashboard_configmap(spec: PlatformSpec) -> dict[str, Any]:
     return k8s_object(
         "v1", "ConfigMap", meta, data={f"{spec.cluster.name}-gpu-platform.json": dashboard_json(spec)}
     )
-
-
-def dashboard_queries(spec: PlatformSpec) -> list[str]:
-    """Every PromQL expression the dashboard runs (for checks)."""
-    return [expr for _, queries in VIEWS for _, expr, _ in queries]

@@ -8,7 +8,7 @@ pod set is the pool all of the pod's resources come from (kueue.md section 1).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from gpuplane.render import dra
 from gpuplane.render.common import effective_taints, k8s_object, metadata, taint_dict, toleration_for
@@ -23,8 +23,6 @@ from gpuplane.vocab import (
     LABEL_POOL,
     LABEL_TEAM,
 )
-
-KueueApi = Literal["v1beta1", "v1beta2"]
 
 KUEUE_APIS: tuple[str, ...] = ("v1beta1", "v1beta2")
 # ResourceFlavor limits from the Kueue CRDs (nodeLabels maxProperties 8, nodeTaints maxItems 8).

@@ -1,15 +1,12 @@
 """PrometheusRules for the platform: GPUs allocated but idle, XID errors, GPU workloads pending too
 long, pools at their maximum size. Thresholds come from the spec's `monitoring.alerts`; metric
-names from DCGM exporter, kube-state-metrics and the gpuplane exporter (`data/metrics.yaml`).
+names from DCGM exporter, kube-state-metrics and the gpuplane exporter (the test suite checks each
+against what those exporters serve: tests/render/test_render_metric_names.py).
 """
 
 from __future__ import annotations
 
-import functools
-from importlib import resources
 from typing import Any
-
-import yaml
 
 from gpuplane.render.common import gpu_pools, k8s_object, metadata
 from gpuplane.spec.models import PlatformSpec
@@ -30,14 +27,6 @@ PROMETHEUS_RULE_API = "monitoring.coreos.com/v1"
 RULES_NAME = "gpuplane-gpu-alerts"
 # kube-prometheus-stack's default ruleSelector matches its Helm release label; most installs use
 # `release: kube-prometheus-stack` or select all rules. Say so in the docs instead of guessing here.
-
-
-@functools.cache
-def known_metrics() -> dict[str, list[str]]:
-    """Exporter -> metric names the rendered queries may use (packaged `data/metrics.yaml`)."""
-    text = resources.files("gpuplane.render").joinpath("data/metrics.yaml").read_text(encoding="utf-8")
-    data: dict[str, Any] = yaml.safe_load(text)
-    return {name: list(entry["metrics"]) for name, entry in data.items()}
 
 
 def _rule(
