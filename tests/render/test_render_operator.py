@@ -12,7 +12,7 @@ import yaml
 from render_helpers import REPO, SMALL_SPEC, rendered, small_spec, spec_from
 
 from gpuplane import providers
-from gpuplane.render import device_configs, operator
+from gpuplane.render import device_configs, operator, render_all
 from gpuplane.sharing import mig
 
 MIG_PARTED_TOP = {"version", "mig-configs"}
@@ -174,6 +174,27 @@ def test_gke_own_stack_installs_no_gpu_operator() -> None:
     assert operator.operator_values(spec) is None
     assert device_configs.mig_parted_configmap(spec) is None
     assert device_configs.device_plugin_configmap(spec) is None
+
+
+def test_gke_own_stack_note_asks_for_virtual_gpus_on_time_shared_pools() -> None:
+    # dcgm-exporter pkg/cmd/app.go @4.5.3-4.8.2: flag kubernetes-virtual-gpus, env
+    # KUBERNETES_VIRTUAL_GPUS, default false; without it a shared GPU's series names one pod.
+    spec = small_spec("gke").model_copy(deep=True)
+    spec.cluster.gpu_stack = "provider"
+    (note,) = [n for n in render_all(spec).notes if "install dcgm-exporter yourself" in n]
+    assert "pool(s) t4 share GPUs" in note
+    assert "KUBERNETES_VIRTUAL_GPUS=true" in note and "--kubernetes-virtual-gpus" in note
+    exclusive = spec.model_copy(deep=True)
+    exclusive.node_pools = [p for p in exclusive.node_pools if p.name != "t4"]
+    exclusive.teams = []
+    (plain,) = [n for n in operator.operator_notes(exclusive) if "dcgm-exporter" in n]
+    assert "KUBERNETES_VIRTUAL_GPUS" not in plain
+    # With the GPU Operator the values set it instead, and no note asks the user to.
+    operator_stack = small_spec("gke")
+    assert not [n for n in operator.operator_notes(operator_stack) if "dcgm-exporter" in n]
+    values = operator.operator_values(operator_stack)
+    assert values is not None
+    assert {"name": "KUBERNETES_VIRTUAL_GPUS", "value": "true"} in values["dcgmExporter"]["env"]
 
 
 def test_aks_own_stack_keeps_aks_driver_and_toolkit_and_no_mig_manager() -> None:

@@ -23,7 +23,7 @@ from gpuplane.providers.base import BaseProvider, NodePoolFile, PoolSetup, Repor
 from gpuplane.providers.shell import PROLOGUE, command, env_default, q
 from gpuplane.spec import derived
 from gpuplane.spec.models import NodePool, PlatformSpec
-from gpuplane.vocab import GPU_RESOURCE
+from gpuplane.vocab import DCGM_VIRTUAL_GPUS_ENV, DCGM_VIRTUAL_GPUS_FLAG, GPU_RESOURCE
 
 WHY = "creates the GKE node pools (gcloud container node-pools create) with accelerators, GPU stack flags, labels, taints and autoscaling"
 GKE_SHARING = {"time-slicing": "time-sharing", "mps": "mps"}
@@ -144,14 +144,27 @@ class GkeProvider(BaseProvider):
         ]
 
     def notes(self, spec: PlatformSpec) -> list[str]:
-        """With GKE's own stack no GPU Operator runs, so nothing exports DCGM metrics in-cluster."""
+        """With GKE's own stack no GPU Operator runs, so nothing exports DCGM metrics in-cluster; on
+        time-shared pools the dcgm-exporter the user installs needs one series per sharing pod."""
         if spec.cluster.gpu_stack != "provider":
             return []
-        return [
+        note = (
             "GKE's own GPU stack: driver, device plugin, MIG partitions and time-sharing come from the node "
             "pools' --accelerator flag and no GPU Operator is installed; the alerts, dashboard and gpuplane "
             "account read DCGM exporter metrics, so install dcgm-exporter yourself"
-        ]
+        )
+        # dcgm-exporter reads GKE's device plugin IDs too: with the setting on, GKE's shared-GPU IDs
+        # (`nvidia0/vgpu1`) give one series per sharing pod (internal/pkg/transformation/kubernetes.go
+        # getSharedGPU, toDeviceToSharingPods @4.5.3-4.8.2).
+        shared = [p.name for p in spec.node_pools if p.is_gpu and p.sharing.mode in GKE_SHARING]
+        if shared:
+            note += (
+                f"; pool(s) {', '.join(shared)} share GPUs ({' and '.join(sorted(GKE_SHARING.values()))}): "
+                f"run it with {DCGM_VIRTUAL_GPUS_ENV}=true (flag {DCGM_VIRTUAL_GPUS_FLAG}, off by default), "
+                "or a shared GPU has one series naming one of its pods at a time and account has to "
+                "approximate each pod's activity (docs/account.md)"
+            )
+        return [note]
 
     def design_problems(self, spec: PlatformSpec, at: Report) -> Iterator[Problem]:
         """With GKE's own stack: MIG sizes GKE can partition, and what its device plugin advertises."""
