@@ -101,3 +101,51 @@ def small_spec(provider: str = "aks", text: str = SMALL_SPEC) -> PlatformSpec:
             .replace("vmSize: Standard_NC4as_T4_v3", "gpusPerNode: 1")
         )
     return spec_from(text)
+
+
+# A variant per provider with MIG (both strategies), MPS, time-slicing, spot and DRA pools
+# (`VARIANT.format(provider=...)`), for the provider-variant and example-job tests.
+VARIANT = """\
+apiVersion: gpuplane.io/v1alpha1
+kind: Platform
+cluster: {{name: variant, provider: {provider}, region: r1, kubernetesVersion: "1.34"}}
+nodePools:
+  - {{name: spot, accelerator: H100-80GB, gpusPerNode: 8, maxNodes: 4, spot: true}}
+  - name: mig-single
+    accelerator: A100-80GB
+    gpusPerNode: 4
+    maxNodes: 2
+    workloadClasses: [inference]
+    sharing: {{mode: mig, strategy: single, config: all-1g.10gb}}
+  - name: mig-mixed
+    accelerator: H100-80GB
+    gpusPerNode: 8
+    maxNodes: 2
+    workloadClasses: [inference]
+    sharing: {{mode: mig, strategy: mixed, layout: [3g.40gb, 2g.20gb, 1g.10gb, 1g.10gb]}}
+  - {{name: ts, accelerator: L4, gpusPerNode: 4, maxNodes: 3, sharing: {{mode: time-slicing, replicas: 4}}}}
+  - {{name: mps, accelerator: L4, gpusPerNode: 4, maxNodes: 3, sharing: {{mode: mps, replicas: 2, renameShared: true}}}}
+  - {{name: dra, accelerator: H100-80GB, gpusPerNode: 8, maxNodes: 2, deviceApi: dra}}
+  - name: dra-mig
+    accelerator: A100-80GB
+    gpusPerNode: 4
+    maxNodes: 2
+    deviceApi: dra
+    workloadClasses: [inference]
+    sharing: {{mode: mig, layout: [3g.40gb, 3g.40gb]}}
+teams:
+  - name: a
+    namespaces: [a]
+    quotas:
+      - {{pool: spot, nominal: 8}}
+      - {{pool: mig-single, nominal: 8}}
+      - {{pool: mig-mixed, resource: nvidia.com/mig-3g.40gb, nominal: 4}}
+      - {{pool: dra, nominal: 8}}
+  - name: b
+    namespaces: [b]
+    quotas:
+      - {{pool: ts, nominal: 16}}
+      - {{pool: mps, nominal: 8}}
+      - {{pool: dra-mig, nominal: 4}}
+"""
+PROVIDERS = ("aks", "gke", "eks", "generic")

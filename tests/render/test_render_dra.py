@@ -15,7 +15,7 @@ import pytest
 import yaml
 from render_helpers import REPO, objects_of, rendered, spec_from
 
-from gpuplane.render import device_configs, dra, operator
+from gpuplane.render import device_configs, dra, dra_examples, operator
 from gpuplane.render import kueue as render_kueue
 
 DRA_EXAMPLE = REPO / "examples" / "eks-dra.yaml"
@@ -35,7 +35,9 @@ def test_dra_objects_pass_strict_validation_at_the_specs_version(version: str, a
     assert objects and {o["apiVersion"] for o in objects} == {f"resource.k8s.io/{api}"}
     for obj in objects:
         kubernetes_validate.validate(obj, f"{version}.0", strict=True)
-    for job in dra.example_workloads(spec):
+    jobs = dra_examples.example_workloads(spec)
+    assert len(jobs) == len(dra.dra_kinds(spec))
+    for job in jobs:
         kubernetes_validate.validate(job, f"{version}.0", strict=True)
 
 

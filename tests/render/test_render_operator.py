@@ -14,6 +14,7 @@ from render_helpers import REPO, SMALL_SPEC, rendered, small_spec, spec_from
 from gpuplane import providers
 from gpuplane.render import device_configs, operator, render_all
 from gpuplane.sharing import mig
+from gpuplane.vocab import DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_LABEL
 
 MIG_PARTED_TOP = {"version", "mig-configs"}
 MIG_PARTED_ENTRY = {"device-filter", "devices", "mig-enabled", "mig-devices"}
@@ -68,11 +69,11 @@ def test_mig_layouts_in_the_configmap_fit_their_gpu() -> None:
 def test_mig_and_shared_pools_select_their_own_plugin_config() -> None:
     spec = spec_from(SMALL_SPEC)
     labels = {p.name: device_configs.provisioning_labels(spec, p) for p in spec.node_pools}
-    assert labels["a100-mig"][device_configs.MIG_CONFIG_LABEL] == "gpuplane-a100-mig"
-    assert labels["a100-mig"][device_configs.DEVICE_PLUGIN_CONFIG_LABEL] == "a100-mig"
-    assert labels["t4"][device_configs.DEVICE_PLUGIN_CONFIG_LABEL] == "t4"
-    assert device_configs.MIG_CONFIG_LABEL not in labels["a100-spot"]
-    assert device_configs.DEVICE_PLUGIN_CONFIG_LABEL not in labels["a100-spot"]  # the default key
+    assert labels["a100-mig"][MIG_CONFIG_LABEL] == "gpuplane-a100-mig"
+    assert labels["a100-mig"][DEVICE_PLUGIN_CONFIG_LABEL] == "a100-mig"
+    assert labels["t4"][DEVICE_PLUGIN_CONFIG_LABEL] == "t4"
+    assert MIG_CONFIG_LABEL not in labels["a100-spot"]
+    assert DEVICE_PLUGIN_CONFIG_LABEL not in labels["a100-spot"]  # the default key
     plugin = device_configs.device_plugin_configmap(spec)
     assert plugin is not None
     assert set(plugin["data"]) == {"default", "a100-mig", "t4"}

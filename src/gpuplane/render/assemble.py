@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpuplane import providers
-from gpuplane.render import dashboard, device_configs, dra, kueue, monitoring, operator, tenancy
+from gpuplane.render import dashboard, device_configs, dra, dra_examples, kueue, monitoring, operator, tenancy
 from gpuplane.render.common import GPU_OPERATOR_NAMESPACE
 from gpuplane.render.exporter import exporter_manifests
 from gpuplane.render.nodepools import nodepool_file
@@ -183,7 +183,8 @@ def _dra_files(spec: PlatformSpec, result: RenderResult) -> None:
         dra.claim_templates(spec),
     )
     result.notes.extend(dra.dra_notes(spec))
-    examples = dra.example_workloads(spec)
+    result.notes.extend(dra_examples.example_notes(spec))
+    examples = dra_examples.example_workloads(spec)
     if examples:
         header = "# Example Jobs (not applied by render -o -): each claims one device through Kueue.\n"
         result.add_text(

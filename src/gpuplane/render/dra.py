@@ -8,7 +8,7 @@ ResourceClaimTemplate path (`gpuplane.sharing.dra` names the kinds, classes and 
 - a ResourceClaimTemplate per kind in each namespace of a team holding quota on such a pool;
 - Kueue's `resources.deviceClassMappings` (class -> quota name), for the Configuration fragment;
 - the DRA driver's Helm values (only on the DRA pools' nodes, the feature gates sharing needs);
-- example Jobs that claim each kind through Kueue.
+- example Jobs that claim each kind through Kueue (`render.dra_examples`).
 
 Sources: kubernetes-sigs/dra-driver-nvidia-gpu v0.4.1 (templates/deviceclass-*.yaml, values.yaml,
 demo/specs); kubernetes-sigs/kueue site/content/en/docs/concepts/dynamic_resource_allocation.md and
@@ -40,15 +40,14 @@ from gpuplane.vocab import (
     DRA_GROUP,
     DRA_SHARING_STRATEGIES,
     GPU_TAINT_KEY,
-    LABEL_CLASS,
     LABEL_POOL,
     LABEL_TEAM,
-    QUEUE_NAME_LABEL,
 )
 
 
 @functools.cache
-def _facts() -> dict[str, Any]:
+def dra_facts() -> dict[str, Any]:
+    """render/data/dra.yaml: DRA API versions per Kubernetes minor, the example workloads' image and requests."""
     text = resources.files("gpuplane.render").joinpath("data/dra.yaml").read_text(encoding="utf-8")
     data: dict[str, Any] = yaml.safe_load(text)
     return data
@@ -58,7 +57,7 @@ def api_version(spec: PlatformSpec) -> str:
     """`<DRA_GROUP>/<v>`: the DRA API version the spec's Kubernetes serves newest (v1 from 1.34)."""
     chosen = "v1beta1"
     for minor, version in sorted(
-        _facts()["api_versions"].items(), key=lambda i: [int(p) for p in i[0].split(".")]
+        dra_facts()["api_versions"].items(), key=lambda i: [int(p) for p in i[0].split(".")]
     ):
         if version_at_least(spec.cluster.kubernetes_version, minor):
             chosen = version
@@ -202,32 +201,3 @@ def driver_values_text(spec: PlatformSpec) -> str | None:
         "# of kueue/kueue-configuration.yaml.\n"
     )
     return header + to_yaml(values)
-
-
-def example_workloads(spec: PlatformSpec) -> list[dict[str, Any]]:
-    """One example Job per DRA kind: a pod claiming one device through its team's template."""
-    out = []
-    for kind in dra_kinds(spec):
-        team = next((t for t in spec.teams if kind in team_kinds(spec, t) and t.namespaces), None)
-        if team is None:
-            continue
-        small = dict(_facts()["example_resources"])
-        container = {
-            "name": "cuda",
-            "image": _facts()["example_image"],
-            "command": ["nvidia-smi", "-L"],
-            "resources": {"requests": small, "limits": small, "claims": [{"name": "gpu"}]},
-        }
-        pod: dict[str, Any] = {"restartPolicy": "Never"}
-        if team.priority_class:
-            pod["priorityClassName"] = team.priority_class
-        pod["containers"] = [container]
-        pod["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": kind.template}]
-        labels = {QUEUE_NAME_LABEL: derived.local_queue_name(team), LABEL_CLASS: "batch"}
-        template = {"metadata": {"labels": {LABEL_TEAM: team.name}}, "spec": pod}
-        body = {"backoffLimit": 0, "activeDeadlineSeconds": 600, "template": template}
-        meta = metadata(
-            f"dra-example-{kind.kind}".replace(".", "-"), namespace=team.namespaces[0], labels=labels
-        )
-        out.append(k8s_object("batch/v1", "Job", meta, spec=body))
-    return out
