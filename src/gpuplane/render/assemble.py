@@ -182,9 +182,9 @@ def _dra_files(spec: PlatformSpec, result: RenderResult) -> None:
         "per team namespace, a ResourceClaimTemplate for each kind its pools offer (what Kueue counts)",
         dra.claim_templates(spec),
     )
-    result.notes.extend(dra.dra_notes(spec))
-    result.notes.extend(dra_examples.example_notes(spec))
     examples = dra_examples.example_workloads(spec)
+    result.notes.extend(dra.dra_notes(spec, with_examples=bool(examples)))
+    result.notes.extend(dra_examples.example_notes(spec))
     if examples:
         header = "# Example Jobs (not applied by render -o -): each claims one device through Kueue.\n"
         result.add_text(

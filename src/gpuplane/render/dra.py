@@ -175,14 +175,15 @@ def driver_values(spec: PlatformSpec) -> dict[str, Any] | None:
     return values
 
 
-def dra_notes(spec: PlatformSpec) -> list[str]:
-    """What the reader of a DRA platform should know."""
+def dra_notes(spec: PlatformSpec, *, with_examples: bool = True) -> list[str]:
+    """What the reader of a DRA platform should know (pointing at the example Jobs when written)."""
     if not dra_kinds(spec):
         return []
+    example = " (dra/example-workloads.yaml)" if with_examples else ""
     return [
         "DRA pools: apply dra/device-classes.yaml and dra/resource-claim-templates.yaml, install the DRA driver "
         "(devices/dra-driver-values.yaml) and merge kueue/kueue-configuration.yaml into Kueue's Configuration; "
-        "pods claim devices through the templates (dra/example-workloads.yaml); Kubernetes does not preempt "
+        f"pods claim devices through the templates{example}; Kubernetes does not preempt "
         "DRA devices, and the GPUPodsPendingTooLong alert (extended-resource requests) does not see claims"
     ]
 
