@@ -126,7 +126,8 @@ def _kueue_notes(raw: RawData) -> list[str]:
     if not k.usage:
         notes.append(
             "kueue_cluster_queue_resource_usage is missing: Kueue exports it only with "
-            "metrics.enableClusterQueueResources: true in its Configuration (usage is left out)."
+            "metrics.enableClusterQueueResources: true in its Configuration (usage is left out; "
+            "`gpuplane render` writes it in kueue/kueue-configuration.yaml, to merge into kueue-manager-config)."
         )
     return notes
 
