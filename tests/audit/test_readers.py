@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gpuplane.audit import read_path, read_text
-from gpuplane.audit.readers import chunks
+from gpuplane.audit.readers.split import chunks
 from gpuplane.errors import InputError
 from gpuplane.limits import limits
 from tests.audit.helpers import RULE_FIXTURES, audit_yaml, rule_ids
@@ -67,7 +67,7 @@ def test_file_over_the_size_limit_is_a_finding_not_a_crash(
     big = tmp_path / "big.yaml"
     big.write_text("kind: Namespace\nmetadata: {name: big}\n" + "# pad\n" * 100)
     small = dataclasses.replace(limits(), input_bytes=50)
-    monkeypatch.setattr("gpuplane.audit.readers.limits", lambda: small)
+    monkeypatch.setattr("gpuplane.audit.readers.files.limits", lambda: small)
     found = read_path(str(big)).findings
     assert found and "too large" in found[0].message
     assert limits().input_bytes > 1024 * 1024
@@ -94,9 +94,25 @@ def test_eksctl_default_minimum_applies_when_sizes_are_omitted() -> None:
     assert (pool.gpu, pool.gpus_per_node, pool.min_nodes, pool.classes) == (True, 8, 2, {"training"})
 
 
-def test_unknown_kinds_and_scalars_do_not_break_the_audit() -> None:
-    text = "just a string\n---\n- 1\n- 2\n---\napiVersion: example.com/v1\nkind: Widget\nspec: {size: 3}\n---\nkind: Pod\n"
+def test_unknown_kinds_are_read_as_objects_and_do_not_break_the_audit() -> None:
+    text = "apiVersion: example.com/v1\nkind: Widget\nspec: {size: 3}\n---\nkind: Pod\n"
+    assert [o.kind for o in read_text(text, "w.yaml").objects] == ["Widget", "Pod"]
     assert rule_ids(audit_yaml(text)) <= {"GPU000"}
+
+
+def test_documents_no_reader_recognises_are_located_errors_not_skipped() -> None:
+    text = "just a string\n---\n- 1\n- 2\n---\nkind: Namespace\nmetadata: {name: a}\n---\nname: x\n"
+    with pytest.raises(InputError) as caught:
+        read_text(text, "mixed.yaml")
+    problems = caught.value.problems
+    assert [(p.file, p.line, p.column, p.severity) for p in problems] == [
+        ("mixed.yaml", 1, 1, "error"),
+        ("mixed.yaml", 3, 1, "error"),
+        ("mixed.yaml", 9, 1, "error"),
+    ]
+    assert "a str value" in problems[0].message and "a list" in problems[1].message
+    assert "a mapping without `kind` (keys: name)" in problems[2].message
+    assert all("not an audit input" in p.message and "readers: aks" in p.message for p in problems)
 
 
 def test_invalid_platform_spec_in_a_manifest_stream_is_a_finding() -> None:

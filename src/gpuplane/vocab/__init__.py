@@ -138,6 +138,9 @@ AUTOSCALER_NODE_TEMPLATE_TAG = _n("cluster_autoscaler", "node_template_tag_prefi
 #: One series per pod sharing a GPU (time-slicing, MPS) instead of one naming a single pod.
 DCGM_VIRTUAL_GPUS_ENV = _n("dcgm_exporter", "virtual_gpus_env")
 DCGM_VIRTUAL_GPUS_FLAG = _n("dcgm_exporter", "virtual_gpus_flag")
+# -- Node provisioners: the label Karpenter and eksctl put on the nodes of a pool ------------------
+KARPENTER_NODEPOOL_LABEL = _n("node_provisioners", "karpenter_nodepool")
+EKSCTL_NODEGROUP_LABEL = _n("node_provisioners", "eksctl_nodegroup")
 
 
 def mig_resource(profile: str) -> str:

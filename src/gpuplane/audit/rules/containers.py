@@ -11,7 +11,7 @@ from gpuplane.audit.model import Finding, rule
 from gpuplane.audit.nodes import NodeInfo
 from gpuplane.audit.objects import as_dict, as_list, as_str, get
 from gpuplane.audit.pools import Pool
-from gpuplane.audit.readers import GPU_OPERATOR_VALUES
+from gpuplane.audit.readers.gpu_operator_values import GPU_OPERATOR_VALUES
 from gpuplane.audit.rules.common import at_workload
 from gpuplane.audit.workloads import Container, PodTemplate, is_gpu_resource, quantity
 

@@ -8,7 +8,7 @@ from gpuplane.audit.bundle import Bundle
 from gpuplane.audit.facts import affected, version_tuple
 from gpuplane.audit.model import Finding, rule
 from gpuplane.audit.objects import K8sObject, Path, as_str, get
-from gpuplane.audit.readers import GPU_OPERATOR_VALUES
+from gpuplane.audit.readers.gpu_operator_values import GPU_OPERATOR_VALUES
 from gpuplane.audit.rules.common import at
 from gpuplane.audit.rules.containers import image_tag
 
