@@ -2,8 +2,8 @@
 template uses, the device requests in them, and the GPU devices they claim.
 
 A claim counts as a GPU request when its DeviceClass is a GPU class: gpuplane's own classes
-(`gpu.gpuplane.io`, `mig-<profile>.gpuplane.io`, ...), NVIDIA's DRA driver classes
-(`gpu.nvidia.com`, `mig.nvidia.com`), or a DeviceClass in the input whose CEL selector names the
+(`gpu`, `mig-<profile>`, ... suffixed `vocab.DRA_CLASS_SUFFIX`), NVIDIA's DRA driver classes
+(`vocab.DRA_GPU_CLASS`, `vocab.DRA_MIG_CLASS`), or a DeviceClass in the input whose CEL selector names the
 NVIDIA driver. Its amount is the devices requested (`count`, default 1), under the name a
 ResourceQuota caps it by: `<class>.deviceclass.resource.k8s.io/devices`. A template that is not
 in the input is not guessed at.
@@ -128,7 +128,7 @@ def is_gpu_class(name: str, known: set[str]) -> bool:
 
 
 def dra_resource(device_class: str) -> str:
-    """gpuplane's quota name for one of its classes (`gpu.gpuplane.io` -> `dra.gpuplane.io/gpu`)."""
+    """gpuplane's quota name for one of its classes (`gpu<class suffix>` -> `<DRA resource prefix>gpu`)."""
     return dra.DraKind(device_class.removesuffix(DRA_CLASS_SUFFIX)).resource
 
 
@@ -138,8 +138,8 @@ def quota_key(device_class: str) -> str:
 
 
 def pool_resource(key: str) -> str | None:
-    """What a gpuplane DRA pool calls the devices of a claimed class (`gpu.gpuplane.io...` ->
-    `dra.gpuplane.io/gpu`); None for classes that are not gpuplane's."""
+    """What a gpuplane DRA pool calls the devices of a claimed class (`gpu<class suffix>...` ->
+    `<DRA resource prefix>gpu`); None for classes that are not gpuplane's."""
     device_class = key.removesuffix(DRA_QUOTA_SUFFIX)
     if not device_class.endswith(DRA_CLASS_SUFFIX):
         return None

@@ -1,7 +1,8 @@
 """Running the rules: exemptions for GPU system components, suppression, ordering.
 
-Suppression: the annotation `gpuplane.io/ignore: GPU010,GPU014` (or `all`) on the object a
-finding is about, config `ignore` (rule ids) and `exclude` (selectors), and platform-spec waivers.
+Suppression: gpuplane's ignore annotation (`vocab.ANNOTATION_IGNORE`, value `GPU010,GPU014` or
+`all`) on the object a finding is about, config `ignore` (rule ids) and `exclude` (selectors),
+and platform-spec waivers.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ def find_rule(rule_id: str) -> Rule | None:
 
 
 def ignored_by_annotation(obj: K8sObject) -> set[str]:
-    """Rule ids the object's `gpuplane.io/ignore` annotation switches off ('*' for all)."""
+    """Rule ids the object's ignore annotation (`ANNOTATION_IGNORE`) switches off ('*' for all)."""
     text = obj.annotations.get(IGNORE_ANNOTATION, "")
     ids = {
         part.strip().upper() for part in text.replace(";", ",").replace(" ", ",").split(",") if part.strip()

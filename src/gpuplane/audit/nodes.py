@@ -10,24 +10,35 @@ from dataclasses import dataclass, field
 
 from gpuplane.audit.objects import K8sObject, as_dict, as_list, as_str, get
 from gpuplane.audit.workloads import checked_quantity, is_gpu_resource
-from gpuplane.vocab import GFD_GPU_COUNT, GFD_GPU_REPLICAS
-
-POOL_LABELS = (
-    "gpuplane.io/pool",
-    "karpenter.sh/nodepool",
-    "eks.amazonaws.com/nodegroup",
-    "alpha.eksctl.io/nodegroup-name",
-    "kubernetes.azure.com/agentpool",
-    "agentpool",
-    "cloud.google.com/gke-nodepool",
+from gpuplane.vocab import (
+    CLOUD_ACCELERATOR_LABELS,
+    CLOUD_NODE_POOL_LABELS,
+    CUDA_DRIVER_MAJOR,
+    CUDA_DRIVER_VERSION_FULL,
+    CUDA_DRIVER_VERSION_MAJOR,
+    CUDA_RUNTIME_MAJOR,
+    CUDA_RUNTIME_VERSION_FULL,
+    EKSCTL_NODEGROUP_LABEL,
+    GFD_GPU_COUNT,
+    GFD_GPU_PRESENT,
+    GFD_GPU_PRODUCT,
+    GFD_GPU_REPLICAS,
+    GFD_SHARING_STRATEGY,
+    GKE_GPU_SHARING_LABEL,
+    KARPENTER_NODEPOOL_LABEL,
+    LABEL_POOL,
+    LABEL_SHARING,
+    SHARED_SUFFIX,
 )
+
+# The label that names a node's pool, first match wins: gpuplane's, the provisioners', the clouds'.
+POOL_LABELS = (LABEL_POOL, KARPENTER_NODEPOOL_LABEL, *CLOUD_NODE_POOL_LABELS, EKSCTL_NODEGROUP_LABEL)
+# Labels that mark a GPU node besides its GPU resources (GFD's count and product, the clouds'
+# accelerator labels); GFD's `gpu.present` counts only when it is "true".
 GPU_NODE_LABELS = (
-    "nvidia.com/gpu.present",
-    "nvidia.com/gpu.count",
-    "nvidia.com/gpu.product",
-    "cloud.google.com/gke-accelerator",
-    "kubernetes.azure.com/accelerator",
-    "k8s.amazonaws.com/accelerator",
+    GFD_GPU_COUNT,
+    GFD_GPU_PRODUCT,
+    *CLOUD_ACCELERATOR_LABELS,
 )
 
 
@@ -55,9 +66,9 @@ class NodeInfo:
     @property
     def gpu(self) -> bool:
         labels = self.labels
-        if any(k in labels for k in GPU_NODE_LABELS if k != "nvidia.com/gpu.present"):
+        if any(k in labels for k in GPU_NODE_LABELS):
             return True
-        return labels.get("nvidia.com/gpu.present") == "true" or bool(self.resources)
+        return labels.get(GFD_GPU_PRESENT) == "true" or bool(self.resources)
 
 
 def _resources(obj: K8sObject) -> dict[str, int]:
@@ -80,6 +91,25 @@ def _version_tuple(text: str) -> tuple[int, int] | None:
         return None
 
 
+def _sibling(label: str, part: str) -> str:
+    """`<prefix>cuda.driver.major` -> `<prefix>cuda.driver.minor` (GFD's split version labels)."""
+    return label.rsplit(".", 1)[0] + "." + part
+
+
+def _driver(labels: dict[str, str]) -> tuple[str | None, str]:
+    """The node's driver version and the label it came from: GFD's full label, else its parts."""
+    if CUDA_DRIVER_VERSION_FULL in labels:
+        return labels[CUDA_DRIVER_VERSION_FULL], CUDA_DRIVER_VERSION_FULL
+    for major, parts in (
+        (CUDA_DRIVER_MAJOR, ("major", "minor", "rev")),
+        (CUDA_DRIVER_VERSION_MAJOR, ("major", "minor", "revision")),
+    ):
+        if major in labels:
+            values = [labels.get(_sibling(major, p), "") for p in parts]
+            return ".".join(v for v in values if v), major
+    return None, ""
+
+
 def node_info(obj: K8sObject) -> NodeInfo:
     """Read the GPU facts of one Node."""
     labels = obj.labels
@@ -87,36 +117,20 @@ def node_info(obj: K8sObject) -> NodeInfo:
     for t in as_list(get(obj.data, "spec", "taints")):
         if isinstance(t, dict):
             info.taints.append((as_str(t.get("key")), as_str(t.get("value")), as_str(t.get("effect"))))
-    if "nvidia.com/cuda.driver-version.full" in labels:
-        info.driver, info.driver_label = (
-            labels["nvidia.com/cuda.driver-version.full"],
-            "nvidia.com/cuda.driver-version.full",
-        )
-    elif "nvidia.com/cuda.driver.major" in labels:
-        parts = [labels.get(f"nvidia.com/cuda.driver.{p}", "") for p in ("major", "minor", "rev")]
-        info.driver, info.driver_label = ".".join(p for p in parts if p), "nvidia.com/cuda.driver.major"
-    elif "nvidia.com/cuda.driver-version.major" in labels:
-        parts = [
-            labels.get(f"nvidia.com/cuda.driver-version.{p}", "") for p in ("major", "minor", "revision")
-        ]
-        info.driver, info.driver_label = (
-            ".".join(p for p in parts if p),
-            "nvidia.com/cuda.driver-version.major",
-        )
-    if "nvidia.com/cuda.runtime-version.full" in labels:
-        info.cuda = _version_tuple(labels["nvidia.com/cuda.runtime-version.full"])
-    elif "nvidia.com/cuda.runtime.major" in labels:
-        info.cuda = _version_tuple(
-            f"{labels['nvidia.com/cuda.runtime.major']}.{labels.get('nvidia.com/cuda.runtime.minor', '0')}"
-        )
+    info.driver, info.driver_label = _driver(labels)
+    if CUDA_RUNTIME_VERSION_FULL in labels:
+        info.cuda = _version_tuple(labels[CUDA_RUNTIME_VERSION_FULL])
+    elif CUDA_RUNTIME_MAJOR in labels:
+        minor = labels.get(_sibling(CUDA_RUNTIME_MAJOR, "minor"), "0")
+        info.cuda = _version_tuple(f"{labels[CUDA_RUNTIME_MAJOR]}.{minor}")
     replicas = checked_quantity(obj, ("metadata", "labels", GFD_GPU_REPLICAS), labels.get(GFD_GPU_REPLICAS))
     checked_quantity(obj, ("metadata", "labels", GFD_GPU_COUNT), labels.get(GFD_GPU_COUNT))
     info.time_sliced = (
-        labels.get("nvidia.com/gpu.sharing-strategy") == "time-slicing"
-        or (replicas is not None and replicas > 1 and labels.get("nvidia.com/gpu.sharing-strategy") != "mps")
-        or any(k.endswith(".shared") for k in info.resources)
-        or labels.get("gpuplane.io/sharing") == "time-slicing"
-        or labels.get("cloud.google.com/gke-gpu-sharing-strategy") == "time-sharing"
+        labels.get(GFD_SHARING_STRATEGY) == "time-slicing"
+        or (replicas is not None and replicas > 1 and labels.get(GFD_SHARING_STRATEGY) != "mps")
+        or any(k.endswith(SHARED_SUFFIX) for k in info.resources)
+        or labels.get(LABEL_SHARING) == "time-slicing"
+        or labels.get(GKE_GPU_SHARING_LABEL) == "time-sharing"
     )
     info.pool = next((labels[k] for k in POOL_LABELS if k in labels), "")
     return info

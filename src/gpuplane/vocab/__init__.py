@@ -115,6 +115,17 @@ JOB_NAME_LABEL = _n("kubernetes_workloads", "job_name_label")
 APP_NAME_LABEL = _n("kubernetes_workloads", "app_name_label")
 APP_COMPONENT_LABEL = _n("kubernetes_workloads", "app_component_label")
 
+# -- Node provisioners: the label Karpenter and eksctl put on the nodes of a pool ------------------
+KARPENTER_NODEPOOL_LABEL = _n("node_provisioners", "karpenter_nodepool")
+EKSCTL_NODEGROUP_LABEL = _n("node_provisioners", "eksctl_nodegroup")
+
+# -- Cloud GPU node labels: what marks a GPU node on each cloud ----------------------------------
+GKE_ACCELERATOR_LABEL = _n("cloud_gpu_labels", "gke_accelerator")
+GKE_GPU_SHARING_LABEL = _n("cloud_gpu_labels", "gke_gpu_sharing_strategy")
+AKS_ACCELERATOR_LABEL = _n("cloud_gpu_labels", "aks_accelerator")
+EKS_ACCELERATOR_LABEL = _n("cloud_gpu_labels", "eks_accelerator")
+CLOUD_ACCELERATOR_LABELS = (GKE_ACCELERATOR_LABEL, AKS_ACCELERATOR_LABEL, EKS_ACCELERATOR_LABEL)
+
 # -- Cloud node pools: the label each managed node pool puts on its nodes ----------------------
 AKS_AGENTPOOL_LABEL = _n("cloud", "node_pool_labels", "aks_agentpool")
 AKS_LEGACY_AGENTPOOL_LABEL = _n("cloud", "node_pool_labels", "aks_legacy_agentpool")
@@ -138,9 +149,6 @@ AUTOSCALER_NODE_TEMPLATE_TAG = _n("cluster_autoscaler", "node_template_tag_prefi
 #: One series per pod sharing a GPU (time-slicing, MPS) instead of one naming a single pod.
 DCGM_VIRTUAL_GPUS_ENV = _n("dcgm_exporter", "virtual_gpus_env")
 DCGM_VIRTUAL_GPUS_FLAG = _n("dcgm_exporter", "virtual_gpus_flag")
-# -- Node provisioners: the label Karpenter and eksctl put on the nodes of a pool ------------------
-KARPENTER_NODEPOOL_LABEL = _n("node_provisioners", "karpenter_nodepool")
-EKSCTL_NODEGROUP_LABEL = _n("node_provisioners", "eksctl_nodegroup")
 
 
 def mig_resource(profile: str) -> str:

@@ -1,4 +1,4 @@
-"""gpuplane platform specs met among the inputs (`kind: Platform`, apiVersion `gpuplane.io/...`).
+"""gpuplane platform specs met among the inputs (`kind: Platform`, apiVersion in gpuplane's group).
 
 Its node pools are audited like the cloud ones; an invalid spec is a GPU000 finding at each
 problem (with `--spec` it is an InputError instead: the user named it as the spec).

@@ -15,7 +15,7 @@ from gpuplane.audit.claims import claim_uses, device_class_mappings, device_requ
 from gpuplane.audit.model import Finding, rule
 from gpuplane.audit.objects import as_list, as_str, get
 from gpuplane.audit.rules.common import at, at_workload
-from gpuplane.vocab import TAS_ANNOTATIONS, is_dra_resource
+from gpuplane.vocab import DRA_CLASS_SUFFIX, TAS_ANNOTATIONS, is_dra_resource
 
 DRA_TAGS = ("gpu", "dra", "kueue")
 
@@ -115,8 +115,8 @@ def gpu027(b: Bundle) -> Iterator[Finding]:
     why="""Kueue counts DRA devices two ways: claims through `deviceClassMappings`, and extended-resource
     requests through a DeviceClass's `extendedResourceName`. Kueue's docs say not to put one DeviceClass
     in both: Kueue then merges them under the mapping's name and the quota accounting may be wrong.""",
-    fix="""Give claims their own DeviceClass without `extendedResourceName` (as gpuplane's
-    `*.gpuplane.io` classes are), or drop the class from `deviceClassMappings`.""",
+    fix=f"""Give claims their own DeviceClass without `extendedResourceName` (as gpuplane's
+    `*{DRA_CLASS_SUFFIX}` classes are), or drop the class from `deviceClassMappings`.""",
     tags=DRA_TAGS,
 )
 def gpu028(b: Bundle) -> Iterator[Finding]:

@@ -12,6 +12,14 @@ from gpuplane.audit.nodes import POOL_LABELS
 from gpuplane.audit.objects import Path, as_list, as_str, get
 from gpuplane.audit.rules.common import at, at_pool, at_workload
 from gpuplane.audit.workloads import PodTemplate
+from gpuplane.vocab import (
+    ANNOTATION_IGNORE,
+    GPU_RESOURCE,
+    GPU_TAINT_EFFECT,
+    GPU_TAINT_KEY,
+    GPU_TAINT_VALUE,
+    PRIORITY_CLASS_LABEL,
+)
 
 REPELLING = ("NoSchedule", "NoExecute")
 
@@ -23,9 +31,9 @@ REPELLING = ("NoSchedule", "NoExecute")
     "medium",
     why="""Without a NoSchedule taint the scheduler packs ordinary CPU pods onto GPU nodes: they take the
     CPU and memory GPU jobs need and keep the expensive nodes from scaling down.""",
-    fix="""Taint GPU nodes `nvidia.com/gpu=present:NoSchedule` (eksctl `taints`, `az aks nodepool add
+    fix=f"""Taint GPU nodes `{GPU_TAINT_KEY}={GPU_TAINT_VALUE}:{GPU_TAINT_EFFECT}` (eksctl `taints`, `az aks nodepool add
     --node-taints`, GKE `--node-taints`, or the platform spec pool's default). Pods requesting
-    `nvidia.com/gpu` get the toleration from the ExtendedResourceToleration admission plugin.""",
+    `{GPU_RESOURCE}` get the toleration from the ExtendedResourceToleration admission plugin.""",
     tags=("gpu", "cost"),
 )
 def gpu007(b: Bundle) -> Iterator[Finding]:
@@ -81,9 +89,9 @@ def spot_reason(b: Bundle, t: PodTemplate) -> tuple[str, Path] | None:
     why="""Spot GPUs are reclaimed with 30 seconds (Azure, GCP) to 2 minutes (AWS) notice, often many at
     once when a zone runs short. Serving replicas on spot lose capacity exactly when it is scarce, and
     model servers take minutes to load weights on a new node.""",
-    fix="""Run production inference on on-demand or reserved pools; keep spot for checkpointed training and
+    fix=f"""Run production inference on on-demand or reserved pools; keep spot for checkpointed training and
     batch. If the risk is accepted, waive it (spec `waivers: [inference-on-spot]` or the
-    `gpuplane.io/ignore: GPU017` annotation).""",
+    `{ANNOTATION_IGNORE}: GPU017` annotation).""",
     tags=("gpu", "reliability"),
 )
 def gpu017(b: Bundle) -> Iterator[Finding]:
@@ -203,7 +211,7 @@ def gpu019(b: Bundle) -> Iterator[Finding]:
 
 def _priority(b: Bundle, w: Workload) -> tuple[str, int | None]:
     names = {as_str(t.spec.get("priorityClassName")) for t in w.gpu_templates()} - {""}
-    name = sorted(names)[0] if names else w.labels().get("kueue.x-k8s.io/priority-class", "")
+    name = sorted(names)[0] if names else w.labels().get(PRIORITY_CLASS_LABEL, "")
     return name, b.priority_values.get(name) if name else 0
 
 

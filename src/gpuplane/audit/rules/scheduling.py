@@ -11,9 +11,24 @@ from gpuplane.audit.objects import Path, as_list, as_str, get
 from gpuplane.audit.rules.common import at_workload
 from gpuplane.audit.workloads import PodTemplate, quantity
 from gpuplane.sharing.dra import MIG_KIND_PREFIX
-from gpuplane.vocab import DRA_RESOURCE_PREFIX, PRIORITY_CLASS_LABEL, is_dra_resource
+from gpuplane.vocab import (
+    DRA_RESOURCE_PREFIX,
+    GFD_GPU_COUNT,
+    GPU_RESOURCE,
+    LABEL_CLASS,
+    LABEL_TEAM,
+    MIG_CAPABLE_LABEL,
+    MIG_CONFIG_LABEL,
+    MIG_RESOURCE_PREFIX,
+    MIG_STRATEGY_LABEL,
+    PRIORITY_CLASS_LABEL,
+    SHARED_SUFFIX,
+    is_dra_resource,
+    is_mig_resource,
+)
 
 DRA_MIG_PREFIX = DRA_RESOURCE_PREFIX + MIG_KIND_PREFIX
+MIG_COUNT_SUFFIX = ".count"  # GFD's per-resource device count label (nvidia.md section 4)
 
 QUEUE_KINDS = frozenset(
     {
@@ -56,8 +71,8 @@ def _gpu_toleration(b: Bundle, t: PodTemplate) -> tuple[int, str] | None:
     why="""The GPU taint exists to keep CPU pods off GPU nodes. A pod that tolerates it without requesting
     a GPU can land on a GPU node, keep it from scaling down and take the CPU and memory GPU jobs need:
     you pay GPU prices for CPU work.""",
-    fix="""Remove the toleration from pods that need no GPU (the ExtendedResourceToleration admission plugin
-    adds it to pods that request `nvidia.com/gpu`), or request the GPU the pod actually uses.""",
+    fix=f"""Remove the toleration from pods that need no GPU (the ExtendedResourceToleration admission plugin
+    adds it to pods that request `{GPU_RESOURCE}`), or request the GPU the pod actually uses.""",
     tags=("gpu", "cost"),
 )
 def gpu005(b: Bundle) -> Iterator[Finding]:
@@ -145,21 +160,23 @@ def gpu020(b: Bundle) -> Iterator[Finding]:
 
 
 def _node_mig(labels: dict[str, str], resources: dict[str, int]) -> tuple[set[str], bool]:
-    """MIG resources a node offers and whether its labels or status say enough to tell."""
-    offered = {r.removesuffix(".shared") for r in resources if r.startswith("nvidia.com/mig-")}
+    """MIG resources a node offers and whether its labels or status say enough to tell.
+
+    GFD labels each mixed-strategy MIG resource `<resource>.count` (`<mig prefix>1g.10gb.count`)."""
+    offered = {r.removesuffix(SHARED_SUFFIX) for r in resources if is_mig_resource(r)}
     offered |= {
-        f"nvidia.com/{k.rsplit('.', 1)[0]}"
+        k.removesuffix(MIG_COUNT_SUFFIX)
         for k in labels
-        if k.startswith("nvidia.com/mig-") and k.endswith(".count")
+        if is_mig_resource(k) and k.endswith(MIG_COUNT_SUFFIX)
     }
-    config = labels.get("nvidia.com/mig.config", "")
+    config = labels.get(MIG_CONFIG_LABEL, "")
     if (
-        labels.get("nvidia.com/mig.strategy") == "mixed"
+        labels.get(MIG_STRATEGY_LABEL) == "mixed"
         and config.startswith("all-")
         and config not in ("all-disabled", "all-enabled", "all-balanced")
     ):
-        offered.add(f"nvidia.com/mig-{config.removeprefix('all-')}")
-    known = bool(resources) or bool(offered) or not (config or labels.get("nvidia.com/mig.capable") == "true")
+        offered.add(f"{MIG_RESOURCE_PREFIX}{config.removeprefix('all-')}")
+    known = bool(resources) or bool(offered) or not (config or labels.get(MIG_CAPABLE_LABEL) == "true")
     return offered, known
 
 
@@ -173,13 +190,13 @@ def _offered_mig(b: Bundle) -> tuple[set[str], bool]:
             if not node_known:
                 return offered, False  # a MIG node whose layout we cannot read: do not guess
             offered |= node_offered
-            known = known or bool(n.resources) or bool(node_offered) or "nvidia.com/gpu.count" in n.labels
+            known = known or bool(n.resources) or bool(node_offered) or GFD_GPU_COUNT in n.labels
     for p in b.pools:
         if p.gpu and p.mig_layout_unknown:
             return offered, False  # a MIG pool whose resource names depend on the MIG strategy
         if p.gpu:
             known = known or bool(p.resources)
-            offered.update(r.removesuffix(".shared") for r in p.mig_resources())
+            offered.update(r.removesuffix(SHARED_SUFFIX) for r in p.mig_resources())
     return offered, known
 
 
@@ -204,7 +221,7 @@ def _dra_mig_not_offered(b: Bundle) -> Iterator[Finding]:
     "mig-profile-not-offered",
     "request for a MIG profile that no node or pool offers",
     "high",
-    why="""A pod requesting `nvidia.com/mig-<profile>` only schedules on nodes whose MIG layout (mixed
+    why=f"""A pod requesting `{MIG_RESOURCE_PREFIX}<profile>` only schedules on nodes whose MIG layout (mixed
     strategy) advertises exactly that profile. If no node or pool offers it the pod pends forever and
     the autoscaler cannot help.""",
     fix="""Request a profile the pools offer (see the pool's MIG layout or `kubectl describe node`), or
@@ -220,8 +237,8 @@ def gpu022(b: Bundle) -> Iterator[Finding]:
             for c in t.containers:
                 for section in ("limits", "requests"):
                     for res in c.gpu_amounts(section):
-                        base = res.removesuffix(".shared")
-                        if base.startswith("nvidia.com/mig-") and base not in offered:
+                        base = res.removesuffix(SHARED_SUFFIX)
+                        if is_mig_resource(base) and base not in offered:
                             have = ", ".join(sorted(offered)) or "none"
                             yield at_workload(
                                 "GPU022",
@@ -241,8 +258,8 @@ def gpu022(b: Bundle) -> Iterator[Finding]:
     "low",
     why="""GPU quotas, chargeback and cost reports group workloads by team and workload class. A GPU
     workload without these labels shows up as unattributed spend and escapes per-class policies.""",
-    fix="""Label the workload (and its pod template) with `gpuplane.io/team: <team>` and
-    `gpuplane.io/workload-class: training|inference|batch` (names configurable: `teamLabels`, `classLabels`).""",
+    fix=f"""Label the workload (and its pod template) with `{LABEL_TEAM}: <team>` and
+    `{LABEL_CLASS}: training|inference|batch` (names configurable: `teamLabels`, `classLabels`).""",
     tags=("gpu", "cost"),
 )
 def gpu024(b: Bundle) -> Iterator[Finding]:
@@ -286,9 +303,7 @@ def _capacity(b: Bundle, t: PodTemplate, resource: str) -> tuple[int, bool]:
         seen = True
         if n.resources:
             best = max(best, n.resources.get(resource, 0))
-        elif (
-            count := quantity(n.labels.get("nvidia.com/gpu.count"))
-        ) is not None and resource == "nvidia.com/gpu":
+        elif (count := quantity(n.labels.get(GFD_GPU_COUNT))) is not None and resource == GPU_RESOURCE:
             best = max(best, int(count))
         else:
             unknown = True
@@ -322,7 +337,7 @@ def gpu025(b: Bundle) -> Iterator[Finding]:
                 if res in t.claim_paths:
                     yield from _claim_exceeds_node(b, w, t, res, amount)
                     continue
-                if res.startswith("nvidia.com/mig-") and res.removesuffix(".shared") not in offered:
+                if is_mig_resource(res) and res.removesuffix(SHARED_SUFFIX) not in offered:
                     continue  # a profile nobody offers is GPU022's finding
                 cap, known = _capacity(b, t, res)
                 if known and amount > cap:

@@ -10,14 +10,22 @@ from gpuplane.audit.model import Finding, rule
 from gpuplane.audit.objects import K8sObject, Path, as_dict, as_list, as_str, get
 from gpuplane.audit.rules.common import at, at_pool, at_workload
 from gpuplane.audit.workloads import PodTemplate
-from gpuplane.vocab import DRA_QUOTA_SUFFIX
+from gpuplane.vocab import (
+    DRA_QUOTA_SUFFIX,
+    GFD_SHARING_STRATEGY,
+    GKE_GPU_SHARING_LABEL,
+    GPU_RESOURCE,
+    LABEL_SHARING,
+    MIG_RESOURCE_PREFIX,
+    SHARED_SUFFIX,
+)
 
 PSA_ENFORCE = "pod-security.kubernetes.io/enforce"
 # Node labels that mark time-sliced GPUs: GFD's, gpuplane's, and GKE's GPU time-sharing.
 TIME_SLICED_LABELS = (
-    ("nvidia.com/gpu.sharing-strategy", "time-slicing"),
-    ("gpuplane.io/sharing", "time-slicing"),
-    ("cloud.google.com/gke-gpu-sharing-strategy", "time-sharing"),
+    (GFD_SHARING_STRATEGY, "time-slicing"),
+    (LABEL_SHARING, "time-slicing"),
+    (GKE_GPU_SHARING_LABEL, "time-sharing"),
 )
 
 
@@ -42,8 +50,8 @@ def _ns_finding(rule_id: str, b: Bundle, ns: str, workloads: list[Workload], mes
 
 def _quota_resources(b: Bundle, ns: str) -> set[str]:
     """Extended resources a namespace's quotas cap. Kubernetes only enforces `requests.<resource>`
-    items for extended resources (no overcommit); `limits.nvidia.com/gpu` or a bare `nvidia.com/gpu`
-    is accepted by the API server but caps nothing."""
+    items for extended resources (no overcommit); a `limits.<resource>` or bare `<resource>` item is
+    accepted by the API server but caps nothing."""
     out: set[str] = set()
     for q in b.in_ns(ns, "ResourceQuota"):
         for key in as_dict(get(q.data, "spec", "hard")):
@@ -55,15 +63,13 @@ def _quota_resources(b: Bundle, ns: str) -> set[str]:
     return out
 
 
-HAMI_TOTAL_PREFIX = (
-    "total-"  # Kueue docs tasks/run/using_hami.md: nvidia.com/gpumem -> nvidia.com/total-gpumem
-)
+HAMI_TOTAL_PREFIX = "total-"  # Kueue docs tasks/run/using_hami.md: <vendor>/gpumem -> <vendor>/total-gpumem
 
 
 def _kueue_resources(b: Bundle, ns: str) -> set[str]:
     """Resources the ClusterQueues behind the namespace's LocalQueues cap (coveredResources), and
     the per-pod resources Kueue turns into a covered one: a Configuration's
-    `resources.transformations` in the input, else HAMi's documented `nvidia.com/total-<x>` form."""
+    `resources.transformations` in the input, else HAMi's documented `<vendor>/total-<x>` form."""
     cqs = {o.name: o for o in b.by_kind.get("ClusterQueue", [])}
     covered: set[str] = set()
     for lq in b.in_ns(ns, "LocalQueue"):
@@ -85,14 +91,14 @@ def _kueue_resources(b: Bundle, ns: str) -> set[str]:
 @rule(
     "GPU006",
     "gpu-namespace-without-quota",
-    "namespace running GPU pods without a ResourceQuota on requests.nvidia.com/gpu (and its MIG resources)",
+    f"namespace running GPU pods without a ResourceQuota on requests.{GPU_RESOURCE} (and its MIG resources)",
     "high",
-    why="""Extended resources cannot be overcommitted, so a quota on `requests.nvidia.com/gpu` is the only
+    why=f"""Extended resources cannot be overcommitted, so a quota on `requests.{GPU_RESOURCE}` is the only
     built-in cap on how many GPUs one namespace takes. Without it one tenant can take every GPU in the
     cluster (and the autoscaler will buy more).""",
-    fix="""Add a ResourceQuota with `requests.nvidia.com/gpu` (and `requests.nvidia.com/mig-<profile>` for
+    fix=f"""Add a ResourceQuota with `requests.{GPU_RESOURCE}` (and `requests.{MIG_RESOURCE_PREFIX}<profile>` for
     each MIG resource used) in the namespace, or let Kueue ClusterQueues hold the quota and require queues.
-    Only the `requests.` form counts: Kubernetes ignores `limits.nvidia.com/gpu` and bare `nvidia.com/gpu`
+    Only the `requests.` form counts: Kubernetes ignores `limits.{GPU_RESOURCE}` and bare `{GPU_RESOURCE}`
     quota items for extended resources.""",
     tags=("gpu", "multi-tenancy", "cost"),
 )
@@ -100,7 +106,7 @@ def gpu006(b: Bundle) -> Iterator[Finding]:
     for ns, workloads in sorted(gpu_namespaces(b).items()):
         if not b.judges_ns(ns, "ResourceQuota"):
             continue
-        # A renamed time-sliced resource (`nvidia.com/gpu.shared`) is its own quota item.
+        # A renamed time-sliced resource (`<gpu>.shared`) is its own quota item.
         used = sorted({r for w in workloads for t in w.gpu_templates() for r in t.gpus()})
         quota = _quota_resources(b, ns) | _kueue_resources(b, ns)
         missing = [r if r.endswith(DRA_QUOTA_SUFFIX) else f"requests.{r}" for r in used if r not in quota]
@@ -202,9 +208,9 @@ def _time_sliced_configs(b: Bundle) -> list[tuple[K8sObject, str, str]]:
             for r in as_list(get(ts, "resources")):
                 replicas = get(r, "replicas")
                 if isinstance(replicas, int) and replicas > 1:
-                    name = as_str(get(r, "name")) or "nvidia.com/gpu"
+                    name = as_str(get(r, "name")) or GPU_RESOURCE
                     rename = get(ts, "renameByDefault") is True
-                    out.append((cm, str(key), f"{name}.shared" if rename else name))
+                    out.append((cm, str(key), f"{name}{SHARED_SUFFIX}" if rename else name))
     return out
 
 

@@ -11,6 +11,7 @@ from gpuplane.audit.objects import K8sObject, Path, as_str, get
 from gpuplane.audit.readers.gpu_operator_values import GPU_OPERATOR_VALUES
 from gpuplane.audit.rules.common import at
 from gpuplane.audit.rules.containers import image_tag
+from gpuplane.vocab import APP_NAME_LABEL
 
 COMPONENT_IMAGES = {"container-toolkit": "container-toolkit", "gpu-operator": "gpu-operator"}
 
@@ -35,7 +36,7 @@ def _sources(b: Bundle) -> list[tuple[str, str, K8sObject, Path]]:
                 )
             )
         elif labels.get("app.kubernetes.io/version") and "gpu-operator" in labels.get(
-            "app.kubernetes.io/name", "gpu-operator"
+            APP_NAME_LABEL, "gpu-operator"
         ):
             out.append(
                 (
