@@ -25,7 +25,7 @@ from gpuplane.audit.workloads import (
     pod_templates,
 )
 from gpuplane.catalog.providers import provider_facts
-from gpuplane.vocab import AMD_GPU_RESOURCE, GPU_TAINT_KEY, LABEL_CAPACITY, QUEUE_NAME_LABEL
+from gpuplane.vocab import AMD_GPU_RESOURCE, GPU_TAINT_KEY, LABEL_CAPACITY
 
 CLUSTER_SCOPED = frozenset(
     {
@@ -54,7 +54,6 @@ TRAINING_KINDS = frozenset(
     {"PyTorchJob", "TFJob", "MPIJob", "XGBoostJob", "PaddleJob", "JAXJob", "TrainJob", "JobSet", "RayJob"}
 )
 GPU_TAINT_KEYS = frozenset({GPU_TAINT_KEY, AMD_GPU_RESOURCE})
-QUEUE_LABEL = QUEUE_NAME_LABEL
 
 
 @dataclass
@@ -97,20 +96,6 @@ def selector(t: PodTemplate) -> dict[str, set[str]]:
     )
     if len(terms) == 1:  # several terms are ORed: only a single term is a hard requirement
         for expr in as_list(get(terms[0], "matchExpressions")):
-            if isinstance(expr, dict) and as_str(expr.get("operator")) == "In":
-                out.setdefault(as_str(expr.get("key")), set()).update(
-                    as_str(v) for v in as_list(expr.get("values"))
-                )
-    return out
-
-
-def preferred(t: PodTemplate) -> dict[str, set[str]]:
-    """Node labels a pod template prefers (preferred node-affinity `In` terms)."""
-    out: dict[str, set[str]] = {}
-    for pref in as_list(
-        get(t.spec, "affinity", "nodeAffinity", "preferredDuringSchedulingIgnoredDuringExecution")
-    ):
-        for expr in as_list(get(pref, "preference", "matchExpressions")):
             if isinstance(expr, dict) and as_str(expr.get("operator")) == "In":
                 out.setdefault(as_str(expr.get("key")), set()).update(
                     as_str(v) for v in as_list(expr.get("values"))
@@ -284,9 +269,6 @@ class Bundle:
                 )
         self._taint_keys = keys
         return keys
-
-    def spot_pools(self) -> list[Pool]:
-        return [p for p in self.pools if p.spot]
 
     def matching_pools(self, t: PodTemplate, *, gpu_only: bool = True) -> list[Pool]:
         """Pools a template can land on: those whose labels satisfy every selector key they define."""

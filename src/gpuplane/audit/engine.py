@@ -19,8 +19,6 @@ from gpuplane.audit.readers import Inputs
 from gpuplane.audit.workloads import NON_WORKLOAD_KINDS
 from gpuplane.vocab import ANNOTATION_IGNORE
 
-IGNORE_ANNOTATION = ANNOTATION_IGNORE
-
 
 def rules() -> list[Rule]:
     """Every rule, ordered by id."""
@@ -34,7 +32,7 @@ def find_rule(rule_id: str) -> Rule | None:
 
 def ignored_by_annotation(obj: K8sObject) -> set[str]:
     """Rule ids the object's ignore annotation (`ANNOTATION_IGNORE`) switches off ('*' for all)."""
-    text = obj.annotations.get(IGNORE_ANNOTATION, "")
+    text = obj.annotations.get(ANNOTATION_IGNORE, "")
     ids = {
         part.strip().upper() for part in text.replace(";", ",").replace(" ", ",").split(",") if part.strip()
     }

@@ -50,7 +50,6 @@ class NodeInfo:
     resources: dict[str, int] = field(default_factory=dict)
     taints: list[tuple[str, str, str]] = field(default_factory=list)
     driver: str | None = None
-    driver_label: str = ""
     cuda: tuple[int, int] | None = None
     time_sliced: bool = False
     pool: str = ""
@@ -96,18 +95,18 @@ def _sibling(label: str, part: str) -> str:
     return label.rsplit(".", 1)[0] + "." + part
 
 
-def _driver(labels: dict[str, str]) -> tuple[str | None, str]:
-    """The node's driver version and the label it came from: GFD's full label, else its parts."""
+def _driver(labels: dict[str, str]) -> str | None:
+    """The node's driver version: GFD's full label, else its parts."""
     if CUDA_DRIVER_VERSION_FULL in labels:
-        return labels[CUDA_DRIVER_VERSION_FULL], CUDA_DRIVER_VERSION_FULL
+        return labels[CUDA_DRIVER_VERSION_FULL]
     for major, parts in (
         (CUDA_DRIVER_MAJOR, ("major", "minor", "rev")),
         (CUDA_DRIVER_VERSION_MAJOR, ("major", "minor", "revision")),
     ):
         if major in labels:
             values = [labels.get(_sibling(major, p), "") for p in parts]
-            return ".".join(v for v in values if v), major
-    return None, ""
+            return ".".join(v for v in values if v)
+    return None
 
 
 def node_info(obj: K8sObject) -> NodeInfo:
@@ -117,7 +116,7 @@ def node_info(obj: K8sObject) -> NodeInfo:
     for t in as_list(get(obj.data, "spec", "taints")):
         if isinstance(t, dict):
             info.taints.append((as_str(t.get("key")), as_str(t.get("value")), as_str(t.get("effect"))))
-    info.driver, info.driver_label = _driver(labels)
+    info.driver = _driver(labels)
     if CUDA_RUNTIME_VERSION_FULL in labels:
         info.cuda = _version_tuple(labels[CUDA_RUNTIME_VERSION_FULL])
     elif CUDA_RUNTIME_MAJOR in labels:

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpuplane.audit.bundle import QUEUE_LABEL, Bundle, Workload
+from gpuplane.audit.bundle import Bundle, Workload
 from gpuplane.audit.claims import claim_uses, device_class_mappings, device_requests
 from gpuplane.audit.model import Finding, rule
 from gpuplane.audit.objects import as_list, as_str, get
 from gpuplane.audit.rules.common import at, at_workload
-from gpuplane.vocab import DRA_CLASS_SUFFIX, TAS_ANNOTATIONS, is_dra_resource
+from gpuplane.vocab import DRA_CLASS_SUFFIX, QUEUE_NAME_LABEL, TAS_ANNOTATIONS, is_dra_resource
 
 DRA_TAGS = ("gpu", "dra", "kueue")
 
@@ -25,7 +25,7 @@ def _queued(b: Bundle) -> list[Workload]:
     return [
         w
         for w in b.workloads
-        if QUEUE_LABEL in w.labels() and any(t.spec.get("resourceClaims") for t in w.templates)
+        if QUEUE_NAME_LABEL in w.labels() and any(t.spec.get("resourceClaims") for t in w.templates)
     ]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpuplane.audit.bundle import QUEUE_LABEL, Bundle, Workload
+from gpuplane.audit.bundle import Bundle, Workload
 from gpuplane.audit.claims import pool_resource
 from gpuplane.audit.model import Finding, rule
 from gpuplane.audit.objects import Path, as_list, as_str, get
@@ -22,6 +22,7 @@ from gpuplane.vocab import (
     MIG_RESOURCE_PREFIX,
     MIG_STRATEGY_LABEL,
     PRIORITY_CLASS_LABEL,
+    QUEUE_NAME_LABEL,
     SHARED_SUFFIX,
     is_dra_resource,
     is_mig_resource,
@@ -121,11 +122,11 @@ def gpu014(b: Bundle) -> Iterator[Finding]:
 
 def _queue_label(w: Workload) -> bool:
     obj = w.obj
-    if QUEUE_LABEL in obj.labels or QUEUE_LABEL in obj.annotations:
+    if QUEUE_NAME_LABEL in obj.labels or QUEUE_NAME_LABEL in obj.annotations:
         return True
     if obj.kind == "CronJob":
         labels = get(obj.data, "spec", "jobTemplate", "metadata", "labels")
-        return isinstance(labels, dict) and QUEUE_LABEL in labels
+        return isinstance(labels, dict) and QUEUE_NAME_LABEL in labels
     return False
 
 
@@ -155,7 +156,7 @@ def gpu020(b: Bundle) -> Iterator[Finding]:
                 b,
                 w,
                 path,
-                f"{w.obj.kind} has no {QUEUE_LABEL} label though namespace {w.namespace} has LocalQueue {queues}",
+                f"{w.obj.kind} has no {QUEUE_NAME_LABEL} label though namespace {w.namespace} has LocalQueue {queues}",
             )
 
 
