@@ -29,3 +29,20 @@ def test_config_example_in_the_docs_loads(tmp_path: Path) -> None:
     path.write_text(block)
     cfg = load_config(path)
     assert cfg.ignore == ["GPU014"] and cfg.severity == {"GPU024": "medium"}
+
+
+def test_contributing_audit_checklists_name_tests_that_exist(repo_dir: Path) -> None:
+    import re
+
+    text = (repo_dir / "docs" / "contributing.md").read_text(encoding="utf-8")
+    sections = [
+        s for s in text.split("\n## ") if s.startswith(("Adding an audit rule", "Adding an audit reader"))
+    ]
+    assert len(sections) == 2
+    named = re.findall(r"(tests/[\w/]+\.py)(?:::(\w+))?", " ".join(" ".join(s.split()) for s in sections))
+    assert len(named) >= 6
+    for path, test in named:
+        source = (repo_dir / path).read_text(encoding="utf-8")
+        assert not test or f"def {test}(" in source, f"{path}::{test} does not exist"
+    for name in re.findall(r"`(test_\w+)`", " ".join(sections)):
+        assert any(f"def {name}(" in (repo_dir / p).read_text(encoding="utf-8") for p, _ in named), name
