@@ -78,3 +78,22 @@ def test_console_script_exit_codes_through_main() -> None:
         [*exe, "audit", "--spec", str(RULE_FIXTURES / "GPU001" / "fail.yaml")], capture_output=True, text=True
     )
     assert bad.returncode == 2 and "fail.yaml" in bad.stderr
+
+
+def test_a_named_file_no_reader_recognises_exits_2_located_and_writes_nothing(tmp_path: Path) -> None:
+    dashboard = tmp_path / "dashboard.json"
+    dashboard.write_text('{\n  "panels": [],\n  "schemaVersion": 39\n}\n')
+    out = tmp_path / "report.json"
+    result = runner.invoke(app, ["audit", "-f", FAIL, "--nodepools", str(dashboard), "--out", str(out)])
+    assert result.exit_code == 2
+    assert f"{dashboard}:1:1: error: not an audit input: a mapping without `kind`" in result.output
+    assert "Traceback" not in result.output and not out.exists()
+
+
+def test_a_walked_directory_skips_unrecognised_documents_with_a_warning(tmp_path: Path) -> None:
+    (tmp_path / "dashboard.json").write_text('{"panels": [], "schemaVersion": 39}\n')
+    (tmp_path / "clean.yaml").write_text(Path(CLEAN).read_text())
+    result = runner.invoke(app, ["audit", "-f", str(tmp_path), "-o", "json"])
+    assert result.exit_code == 0, result.output
+    assert f"{tmp_path / 'dashboard.json'}:1:1: warning: not an audit input, skipped" in result.stderr
+    assert json.loads(result.stdout)["findings"] == []
