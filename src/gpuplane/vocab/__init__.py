@@ -116,8 +116,22 @@ APP_NAME_LABEL = _n("kubernetes_workloads", "app_name_label")
 APP_COMPONENT_LABEL = _n("kubernetes_workloads", "app_component_label")
 
 # -- Node provisioners: the label Karpenter and eksctl put on the nodes of a pool ------------------
+KARPENTER_GROUP = _n("node_provisioners", "karpenter_group")
 KARPENTER_NODEPOOL_LABEL = _n("node_provisioners", "karpenter_nodepool")
+KARPENTER_CAPACITY_TYPE_LABEL = _n("node_provisioners", "karpenter_capacity_type")
+#: NodePool requirement keys that only GPU instance types have (AWS, EKS Auto Mode, Azure providers).
+KARPENTER_GPU_KEYS: tuple[str, ...] = tuple(_names()["node_provisioners"]["karpenter_gpu_keys"])
+KARPENTER_INSTANCE_FAMILY_KEYS: tuple[str, ...] = tuple(
+    _names()["node_provisioners"]["karpenter_instance_family_keys"]
+)
+KARPENTER_INSTANCE_CATEGORY_KEYS: tuple[str, ...] = tuple(
+    _names()["node_provisioners"]["karpenter_instance_category_keys"]
+)
 EKSCTL_NODEGROUP_LABEL = _n("node_provisioners", "eksctl_nodegroup")
+
+# -- Helm's standard chart labels ----------------------------------------------------------------
+HELM_CHART_LABEL = _n("helm_labels", "chart_label")
+APP_VERSION_LABEL = _n("helm_labels", "app_version_label")
 
 # -- Cloud GPU node labels: what marks a GPU node on each cloud ----------------------------------
 GKE_ACCELERATOR_LABEL = _n("cloud_gpu_labels", "gke_accelerator")

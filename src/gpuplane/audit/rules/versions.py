@@ -11,7 +11,7 @@ from gpuplane.audit.objects import K8sObject, Path, as_str, get
 from gpuplane.audit.readers.gpu_operator_values import GPU_OPERATOR_VALUES
 from gpuplane.audit.rules.common import at
 from gpuplane.audit.rules.containers import image_tag
-from gpuplane.vocab import APP_NAME_LABEL
+from gpuplane.vocab import APP_NAME_LABEL, APP_VERSION_LABEL, HELM_CHART_LABEL
 
 COMPONENT_IMAGES = {"container-toolkit": "container-toolkit", "gpu-operator": "gpu-operator"}
 
@@ -25,25 +25,23 @@ def _sources(b: Bundle) -> list[tuple[str, str, K8sObject, Path]]:
         if version and get(cp.data, *base, "toolkit", "enabled") is not False:
             out.append(("container-toolkit", version, cp, (*base, "toolkit", "version")))
         labels = cp.labels
-        chart = labels.get("helm.sh/chart", "")
+        chart = labels.get(HELM_CHART_LABEL, "")
         if chart.startswith("gpu-operator-"):
             out.append(
                 (
                     "gpu-operator",
                     chart.removeprefix("gpu-operator-"),
                     cp,
-                    ("metadata", "labels", "helm.sh/chart"),
+                    ("metadata", "labels", HELM_CHART_LABEL),
                 )
             )
-        elif labels.get("app.kubernetes.io/version") and "gpu-operator" in labels.get(
-            APP_NAME_LABEL, "gpu-operator"
-        ):
+        elif labels.get(APP_VERSION_LABEL) and "gpu-operator" in labels.get(APP_NAME_LABEL, "gpu-operator"):
             out.append(
                 (
                     "gpu-operator",
-                    labels["app.kubernetes.io/version"],
+                    labels[APP_VERSION_LABEL],
                     cp,
-                    ("metadata", "labels", "app.kubernetes.io/version"),
+                    ("metadata", "labels", APP_VERSION_LABEL),
                 )
             )
     for w in b.workloads:
