@@ -99,5 +99,10 @@ def read(doc: Document) -> Inputs:
 
 
 READER = register_reader(
-    Reader(name="karpenter", reads="Karpenter `NodePool`s", recognises=is_karpenter, read=read)
+    Reader(
+        name="karpenter",
+        reads="Karpenter `NodePool`s (also EKS Auto Mode's)",
+        recognises=is_karpenter,
+        read=read,
+    )
 )
