@@ -17,8 +17,6 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "gpuplane"
 # and annotations: the prefixes `gpuplane.vocab` defines the names under. A host name that only
 # ends in one (docs.nvidia.com/..., a citation) is not a name.
 LITERAL = re.compile(r"(?<![\w.-])(gpuplane\.io/|nvidia\.com/|kueue\.x-k8s\.io/)")
-# Swept in parallel by their own branches (issue 15); drop an entry once its folder is clean.
-NOT_YET_SWEPT = ("audit",)
 
 
 def _hits(text: str) -> list[int]:
@@ -45,7 +43,7 @@ def test_no_python_module_outside_vocab_spells_a_vocab_name() -> None:
     offenders = []
     for path in sorted(SRC.rglob("*.py")):
         folder = path.relative_to(SRC).parts[0]
-        if folder == "vocab" or folder in NOT_YET_SWEPT:
+        if folder == "vocab":
             continue
         offenders += [f"{path.relative_to(SRC)}:{n}" for n in _hits(path.read_text(encoding="utf-8"))]
     assert offenders == [], "import the name from gpuplane.vocab: " + ", ".join(offenders)

@@ -12,6 +12,7 @@ from typing import Any
 from gpuplane.audit.objects import K8sObject, as_str
 from gpuplane.audit.readers import Inputs
 from gpuplane.errors import InputError
+from gpuplane.vocab import KUEUE_GROUP, NVIDIA_PREFIX
 
 # (API path, what it lists). Core and built-in groups first, then the GPU-world CRDs.
 LIST_PATHS: tuple[str, ...] = (
@@ -31,8 +32,8 @@ LIST_PATHS: tuple[str, ...] = (
     "/apis/rbac.authorization.k8s.io/v1/rolebindings",
     "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
     "/apis/scheduling.k8s.io/v1/priorityclasses",
-    "/apis/nvidia.com/v1/clusterpolicies",
-    "/apis/kueue.x-k8s.io/v1beta1/localqueues",
+    f"/apis/{NVIDIA_PREFIX}v1/clusterpolicies",
+    f"/apis/{KUEUE_GROUP}/v1beta1/localqueues",
     "/apis/jobset.x-k8s.io/v1alpha2/jobsets",
     "/apis/kubeflow.org/v1/pytorchjobs",
     "/apis/trainer.kubeflow.org/v1alpha1/trainjobs",

@@ -15,7 +15,7 @@ from gpuplane.audit.claims import claim_uses, device_class_mappings, device_requ
 from gpuplane.audit.model import Finding, rule
 from gpuplane.audit.objects import as_list, as_str, get
 from gpuplane.audit.rules.common import at, at_workload
-from gpuplane.vocab import DRA_CLASS_SUFFIX, QUEUE_NAME_LABEL, TAS_ANNOTATIONS, is_dra_resource
+from gpuplane.vocab import DRA_CLASS_SUFFIX, KUEUE_GROUP, QUEUE_NAME_LABEL, TAS_ANNOTATIONS, is_dra_resource
 
 DRA_TAGS = ("gpu", "dra", "kueue")
 
@@ -142,7 +142,7 @@ def gpu028(b: Bundle) -> Iterator[Finding]:
     why="""Kueue does not account DRA devices in topology-aware scheduling: a workload that claims devices
     and asks for a topology (or lands on a flavor with a topology) may get a placement whose nodes do
     not hold the devices it was admitted for.""",
-    fix="""Do not request a topology for DRA workloads (drop the kueue.x-k8s.io/podset-*-topology
+    fix=f"""Do not request a topology for DRA workloads (drop the {KUEUE_GROUP}/podset-*-topology
     annotations), and keep DRA quota on flavors without `topologyName`.""",
     tags=DRA_TAGS,
 )

@@ -48,7 +48,6 @@ QUEUE_KINDS = frozenset(
         "Pod",
     }
 )
-PRIORITY_LABEL = PRIORITY_CLASS_LABEL
 
 
 def _gpu_toleration(b: Bundle, t: PodTemplate) -> tuple[int, str] | None:
@@ -102,12 +101,12 @@ def gpu005(b: Bundle) -> Iterator[Finding]:
     why="""Without a priority class every GPU job has priority 0: production inference cannot preempt
     experiments, Kueue cannot order preemption between tenants, and a node-pressure eviction picks
     victims at random.""",
-    fix="""Set `priorityClassName` on the pod template (or the Kueue label `kueue.x-k8s.io/priority-class`
+    fix=f"""Set `priorityClassName` on the pod template (or the Kueue label `{PRIORITY_CLASS_LABEL}`
     for a WorkloadPriorityClass).""",
 )
 def gpu014(b: Bundle) -> Iterator[Finding]:
     for w in b.gpu_workloads():
-        if PRIORITY_LABEL in w.labels() or as_str(get(w.obj.data, "spec", "podPriorityClassName")):
+        if PRIORITY_CLASS_LABEL in w.labels() or as_str(get(w.obj.data, "spec", "podPriorityClassName")):
             continue
         for t in w.gpu_templates():  # every template without one is named (a finding each)
             if not as_str(t.spec.get("priorityClassName")):
@@ -135,10 +134,10 @@ def _queue_label(w: Workload) -> bool:
     "gpu-batch-bypasses-queue",
     "GPU batch workload bypasses the queue (namespace has a LocalQueue, workload no queue-name label)",
     "medium",
-    why="""Kueue only admits workloads that name a LocalQueue. In a namespace that has one, a GPU job
-    without `kueue.x-k8s.io/queue-name` skips quota and fair sharing: it takes GPUs other teams were
+    why=f"""Kueue only admits workloads that name a LocalQueue. In a namespace that has one, a GPU job
+    without `{QUEUE_NAME_LABEL}` skips quota and fair sharing: it takes GPUs other teams were
     promised, and Kueue cannot preempt it.""",
-    fix="""Add the label `kueue.x-k8s.io/queue-name: <local queue>` to the job's metadata (for a CronJob,
+    fix=f"""Add the label `{QUEUE_NAME_LABEL}: <local queue>` to the job's metadata (for a CronJob,
     to `spec.jobTemplate.metadata.labels`), or enable Kueue's `manageJobsWithoutQueueName`.""",
     tags=("gpu", "multi-tenancy", "kueue"),
 )
