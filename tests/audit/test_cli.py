@@ -15,6 +15,7 @@ from tests.audit.helpers import FIXTURES, RULE_FIXTURES
 runner = CliRunner()
 FAIL = str(RULE_FIXTURES / "GPU001" / "fail.yaml")
 CLEAN = str(RULE_FIXTURES / "GPU000" / "pass.yaml")
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def test_findings_exit_1_and_clean_input_exits_0() -> None:
@@ -81,19 +82,30 @@ def test_console_script_exit_codes_through_main() -> None:
 
 
 def test_a_named_file_no_reader_recognises_exits_2_located_and_writes_nothing(tmp_path: Path) -> None:
-    dashboard = tmp_path / "dashboard.json"
-    dashboard.write_text('{\n  "panels": [],\n  "schemaVersion": 39\n}\n')
+    chart = tmp_path / "Chart.yaml"
+    chart.write_text("apiVersion: v2\nname: serving\nversion: 0.1.0\n")
     out = tmp_path / "report.json"
-    result = runner.invoke(app, ["audit", "-f", FAIL, "--nodepools", str(dashboard), "--out", str(out)])
+    result = runner.invoke(app, ["audit", "-f", FAIL, "--nodepools", str(chart), "--out", str(out)])
     assert result.exit_code == 2
-    assert f"{dashboard}:1:1: error: not an audit input: a mapping without `kind`" in result.output
+    assert f"{chart}:1:1: error: not an audit input: a mapping without `kind`" in result.output
     assert "Traceback" not in result.output and not out.exists()
 
 
 def test_a_walked_directory_skips_unrecognised_documents_with_a_warning(tmp_path: Path) -> None:
+    (tmp_path / "Chart.yaml").write_text("apiVersion: v2\nname: serving\nversion: 0.1.0\n")
     (tmp_path / "dashboard.json").write_text('{"panels": [], "schemaVersion": 39}\n')
     (tmp_path / "clean.yaml").write_text(Path(CLEAN).read_text())
     result = runner.invoke(app, ["audit", "-f", str(tmp_path), "-o", "json"])
     assert result.exit_code == 0, result.output
-    assert f"{tmp_path / 'dashboard.json'}:1:1: warning: not an audit input, skipped" in result.stderr
+    assert f"{tmp_path / 'Chart.yaml'}:1:1: warning: not an audit input, skipped" in result.stderr
+    assert "dashboard.json" not in result.stderr  # a Grafana dashboard: nothing to audit, no warning
     assert json.loads(result.stdout)["findings"] == []
+
+
+def test_audit_of_render_output_is_quiet(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    rendered = runner.invoke(app, ["render", str(EXAMPLES / "aks-platform.yaml"), "-o", str(out)])
+    assert rendered.exit_code == 0, rendered.output
+    result = runner.invoke(app, ["audit", "-f", str(out)])
+    assert result.exit_code == 0, result.output
+    assert result.stderr == ""

@@ -9,7 +9,16 @@ from __future__ import annotations
 
 # The reader modules: importing one registers its reader (a test checks that no two specific
 # readers recognise the same document, so the order they are tried in does not matter).
-from gpuplane.audit.readers import aks, eksctl, gke, gpu_operator_values, karpenter, kubernetes, platform_spec
+from gpuplane.audit.readers import (
+    aks,
+    eksctl,
+    gke,
+    gpu_operator_values,
+    karpenter,
+    kubernetes,
+    nothing_to_audit,
+    platform_spec,
+)
 from gpuplane.audit.readers.files import SUFFIXES, read_path, read_text
 from gpuplane.audit.readers.registry import (
     Document,
@@ -32,6 +41,7 @@ __all__ = [
     "gpu_operator_values",
     "karpenter",
     "kubernetes",
+    "nothing_to_audit",
     "parse_finding",
     "platform_spec",
     "read_path",
