@@ -35,7 +35,7 @@ PoolsOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--nodepools",
-        help="eksctl ClusterConfig, `az aks nodepool list -o json` or "
+        help="eksctl ClusterConfig, Karpenter NodePools, `az aks nodepool list -o json` or "
         "`gcloud container node-pools list --format=json` output (repeatable).",
     ),
 ]
@@ -71,7 +71,7 @@ def audit_cmd(
     config: ConfigOpt = None,
     out: OutOpt = None,
 ) -> None:
-    """Audit the inputs and print the findings. Exit 0 clean, 1 findings at/above --fail-on, 2 usage errors."""
+    """Audit the inputs and print the findings. Exit 0 clean, 1 findings at/above --fail-on, 2 usage or input errors."""
     if ctx.invoked_subcommand is not None:
         return
     from gpuplane.audit import AuditConfig, audit, exit_code, load_config, read_inputs

@@ -17,10 +17,11 @@ from gpuplane.vocab import (
     GPU_RESOURCE,
     LABEL_SHARING,
     MIG_RESOURCE_PREFIX,
+    POD_SECURITY_ENFORCE_LABEL,
     SHARED_SUFFIX,
 )
 
-PSA_ENFORCE = "pod-security.kubernetes.io/enforce"
+PSA_ENFORCE = POD_SECURITY_ENFORCE_LABEL
 # Node labels that mark time-sliced GPUs: GFD's, gpuplane's, and GKE's GPU time-sharing.
 TIME_SLICED_LABELS = (
     (GFD_SHARING_STRATEGY, "time-slicing"),
