@@ -42,6 +42,7 @@ def pool(
         price=PoolPrice(name, hourly, hourly, spot, gpus, "test"),
         workload_classes=classes,
         sharing=sharing,
+        request_names=tuple((res, res) for res in sorted(per)),
     )
 
 

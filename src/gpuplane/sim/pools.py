@@ -6,20 +6,23 @@ model, one price rule) so the twin's nodes are exactly the nodes `render` descri
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass
 
 from gpuplane.costs import PoolPrice, pool_price
+from gpuplane.sharing.resources import shared_resource_name
 from gpuplane.spec import NodePool, PlatformSpec, derived
-from gpuplane.vocab import is_mig_resource
+from gpuplane.vocab import GPU_RESOURCE, mig_resource
 
 
 @dataclass(frozen=True)
 class PoolModel:
     """One pool: per-GPU resources (MIG slices, replicas), labels, taints, limits and price.
 
-    `per_gpu` maps each extended resource to the units one physical GPU offers; `unit_gpu` is the
-    share of a physical GPU one unit is (1 whole GPU, 1/replicas, MIG compute slices / 7).
+    `per_gpu` maps each resource to the units one physical GPU offers (extended resources, or a DRA
+    pool's quota names); `unit_gpu` is the share of a physical GPU one unit is (1 whole GPU,
+    1/replicas, MIG compute slices / 7); `request_names` maps what a trace workload asks in the
+    device plugin's names (a whole GPU, a shared GPU, a MIG profile) to the name it takes on this
+    pool (`derived.request_resource`: itself, or the DRA claim's quota name).
     """
 
     index: int
@@ -37,6 +40,7 @@ class PoolModel:
     price: PoolPrice
     workload_classes: tuple[str, ...]
     sharing: str
+    request_names: tuple[tuple[str, str], ...]
 
     @property
     def per_node(self) -> dict[str, int]:
@@ -57,20 +61,22 @@ class PoolModel:
         """Share of a physical GPU that one unit of `resource` is."""
         return dict(self.unit_gpu).get(resource, 1.0)
 
+    def request_name(self, wanted: str) -> str | None:
+        """The name a request for `wanted` (a device-plugin name) takes on this pool, or None when
+        the pool offers no such device."""
+        for name, on_pool in self.request_names:
+            if name == wanted:
+                return on_pool
+        return None
 
-def _unit_fractions(pool: NodePool, per_gpu: dict[str, int]) -> tuple[tuple[str, float], ...]:
-    from gpuplane.catalog import load_catalog
-    from gpuplane.sharing import resources
 
-    acc = load_catalog().accelerator(pool.accelerator) if pool.accelerator else None
-    out: list[tuple[str, float]] = []
-    for res, units in sorted(per_gpu.items()):
-        share = 1.0 / units if units else 1.0
-        if acc is not None and is_mig_resource(res):
-            with contextlib.suppress(ValueError):
-                share = resources.gpu_fraction(res, acc)
-        out.append((res, share))
-    return tuple(out)
+def _request_names(pool: NodePool, per_gpu: dict[str, int]) -> tuple[tuple[str, str], ...]:
+    """`derived.request_resource` for every device-plugin name a trace workload can ask of this
+    pool: a whole or shared GPU, the pool's own resources and the MIG profiles of its layout."""
+    layout = derived.mig_layout(pool) or []
+    wanted = {GPU_RESOURCE, shared_resource_name(True), *per_gpu, *(mig_resource(p) for p in layout)}
+    out = ((name, derived.request_resource(pool, name)) for name in sorted(wanted))
+    return tuple((name, on_pool) for name, on_pool in out if on_pool is not None)
 
 
 def pool_model(spec: PlatformSpec, pool: NodePool, index: int) -> PoolModel:
@@ -82,7 +88,7 @@ def pool_model(spec: PlatformSpec, pool: NodePool, index: int) -> PoolModel:
         accelerator=pool.accelerator or "",
         gpus_per_node=pool.gpus,
         per_gpu=tuple(sorted(per_gpu.items())),
-        unit_gpu=_unit_fractions(pool, per_gpu),
+        unit_gpu=tuple((res, derived.unit_gpu_share(pool, res)) for res in sorted(per_gpu)),
         labels=tuple(sorted(derived.node_labels(pool).items())),
         taints=tuple((t.key, t.value, t.effect) for t in pool.taints),
         zones=tuple(pool.zones) or ("",),
@@ -92,6 +98,7 @@ def pool_model(spec: PlatformSpec, pool: NodePool, index: int) -> PoolModel:
         price=pool_price(spec, pool),
         workload_classes=tuple(pool.workload_classes),
         sharing=pool.sharing.mode,
+        request_names=_request_names(pool, per_gpu),
     )
 
 

@@ -1,13 +1,19 @@
-"""What a trace workload asks Kubernetes for: extended resources per pod, node affinity, tolerations.
+"""What a trace workload asks Kubernetes for: resources per pod, node affinity, tolerations.
 
-The same requests go to Kueue (quota) and to placement (nodes), as they would in a cluster
-(resource names from `gpuplane.vocab` and `gpuplane.sharing`):
+The same requests go to Kueue (quota) and to placement (nodes), as they would in a cluster. A
+trace's pod set is first read in the device plugin's names (`gpuplane.vocab`, `gpuplane.sharing`):
 - whole GPUs -> n of the GPU resource (`vocab.GPU_RESOURCE`);
 - a MIG profile -> n of that profile's MIG resource (`vocab.mig_resource`);
 - a GPU fraction (0 < f < 1) -> one unit of the shared resource (the GPU resource, or the renamed
   shared one where a pool advertises it, `sharing.resources.shared_resource_name`): a
   time-slicing/MPS replica on a shared pool, a whole GPU on an exclusive one, since Kubernetes
-  cannot request part of a device;
+  cannot request part of a device.
+Each pool then names the request as `render` does (`spec.derived.request_resource`, through
+`PoolModel.request_name`): itself on a device-plugin pool, the quota name of the DRA claim that
+gives the device on a DRA pool (a whole GPU -> `dra.gpuplane.io/gpu`, a MIG profile -> its
+`dra.gpuplane.io/mig-...` kind). A pod asks either extended resources or claims, not both, so a
+workload is written in one form: the one that reaches the most of its pools (ties: the first pool
+in spec order), and its pods keep to the pools of that form.
 - the workload class restricts pods to the pools whose `workloadClasses` include it, and a GPU
   model constraint to pools with a matching accelerator (node affinity on gpuplane's labels).
 """
@@ -74,22 +80,40 @@ def allowed_pools(w: Workload, pools: list[PoolModel]) -> tuple[int, ...]:
     return tuple(p.index for p in by_class)
 
 
+def on_pool(requests: tuple[PodRequest, ...], pool: PoolModel) -> tuple[PodRequest, ...] | None:
+    """The requests as this pool names them (`PoolModel.request_name`), or None when the pool
+    offers no device for one of them or none of its nodes holds a pod's request."""
+    out: list[PodRequest] = []
+    per_node = pool.per_node
+    for r in requests:
+        name = pool.request_name(r.resource)
+        if name is None or per_node.get(name, 0) < r.units:
+            return None
+        out.append(r if name == r.resource else PodRequest(r.name, r.count, name, r.units))
+    return tuple(out)
+
+
 def allowed_pods(
     w: Workload, pools: list[PoolModel], shared: str = GPU
 ) -> tuple[tuple[PodRequest, ...], tuple[int, ...]]:
     """The workload's pod requests and the pools its pods may use and fit on.
 
     A pool qualifies when the class and GPU model allow it and one of its nodes offers every
-    request of a pod (a 1g.10gb MIG device on a MIG pool, 8 GPUs on an 8-GPU node...). An
-    empty result means no node of this platform can ever run the workload.
+    request of a pod (a 1g.10gb MIG device on a MIG pool, 8 GPUs on an 8-GPU node...). Pools that
+    name the requests differently (device plugin vs DRA claims) are forms of the workload; it takes
+    the form of the most pools (ties: the first in spec order). An empty pool tuple means no node
+    of this platform can ever run the workload (the requests are then the device plugin's names).
     """
-    requests = pod_requests(w, shared)
-    fitting = tuple(
-        i
-        for i in allowed_pools(w, pools)
-        if all(pools[i].per_node.get(r.resource, 0) >= r.units for r in requests)
-    )
-    return requests, fitting
+    wanted = pod_requests(w, shared)
+    forms: dict[tuple[PodRequest, ...], list[int]] = {}
+    for i in allowed_pools(w, pools):
+        named = on_pool(wanted, pools[i])
+        if named is not None:
+            forms.setdefault(named, []).append(i)
+    if not forms:
+        return wanted, ()
+    best = max(forms.items(), key=lambda item: (len(item[1]), -item[1][0]))
+    return best[0], tuple(best[1])
 
 
 def model_ignored(w: Workload, pools: list[PoolModel]) -> bool:
