@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gpuplane.kueue import LocalQueue, Snapshot, pending_report, schedule_cycle
+from tests.support.steps import python_steps
 
 from .kueue_builders import admitted_keys, cq, flavors, group, wl, world
 
@@ -55,15 +56,30 @@ def test_pending_report_explains_every_waiting_workload() -> None:
     assert all(p.cluster_queue == "a" and p.queue == "heap" for p in report.values())
 
 
-def test_few_heads_cycle_is_cheap_with_many_pending() -> None:
-    import time
-
+def _many_pending(n: int) -> Snapshot:
+    """`n` pending workloads of one ClusterQueue, each its own shape (so SchedulingEquivalenceHashing
+    parks only the head itself) and none fitting the quota of 4; one cycle already ran."""
     snap = _one_queue()
-    for i in range(20_000):
-        snap.add_workload(wl(f"w{i}", "a", t=i, gpu=8))  # never fits: stays pending
+    for i in range(n):
+        snap.add_workload(wl(f"w{i}", "a", t=i, gpu=5 + i))
     schedule_cycle(snap)
-    start = time.perf_counter()
-    for _ in range(50):
-        schedule_cycle(snap)
-    per_cycle = (time.perf_counter() - start) / 50
-    assert per_cycle < 0.05, per_cycle  # independent of the 20k pending workloads
+    return snap
+
+
+def test_a_cycle_with_one_head_costs_the_same_with_1k_or_20k_pending() -> None:
+    results: dict[int, list[int]] = {}
+
+    def cycles(snap: Snapshot, n: int) -> None:
+        results[n] = [schedule_cycle(snap).parked for _ in range(50)]
+
+    small, big = _many_pending(1_000), _many_pending(20_000)
+    steps_small = python_steps(lambda: cycles(small, 1_000))
+    steps_big = python_steps(lambda: cycles(big, 20_000))
+    # each cycle pops one head and parks it: the cycles did the same work on both snapshots
+    assert results == {1_000: [1] * 50, 20_000: [1] * 50}
+    assert [small.where(f"ns/w{i}") for i in (50, 51)] == ["inadmissible", "heap"]
+    assert [big.where(f"ns/w{i}") for i in (50, 51)] == ["inadmissible", "heap"]
+    # Python steps (calls + lines, not time): 20x the pending workloads, the same cost per cycle;
+    # a cycle that looked at every pending workload would take > 19,000 more steps per cycle
+    assert steps_small > 50
+    assert steps_big <= steps_small * 1.05, (steps_small, steps_big)
