@@ -66,3 +66,34 @@ def test_percentile_is_nearest_rank() -> None:
     assert percentile([1.0, 2.0, 3.0, 4.0], 50) == 2.0
     assert percentile([1.0, 2.0, 3.0, 4.0], 90) == 4.0
     assert percentile([], 50) == 0.0
+
+
+def test_waits_so_far_count_the_workload_that_never_started() -> None:
+    # one 8-GPU node, quota 8, three 1-hour 8-GPU jobs at t=0, a 1.5-hour window: `first` runs
+    # 0-1 h, `second` from 1 h, `third` (batch) still waits at the end, 5400 s so far
+    jobs = [
+        Workload(
+            id=wid,
+            team="a",
+            queue="q",
+            klass="batch" if wid == "third" else "training",
+            submit=0.0,
+            pod_sets=(PodSet("m", 1, 8.0),),
+            run_time=3600.0,
+        )
+        for wid in ("first", "second", "third")
+    ]
+    objects = [flavor("gpu"), cluster_queue("a", {"gpu": {GPU: 8}}), local_queue("a")]
+    config = SimConfig(spot_evictions_per_node_hour=0, node_failures_per_node_hour=0, horizon_s=5400.0)
+    out = simulate_objects([pool(gpus=8, min_nodes=1, max_nodes=1)], [team("a")], objects, jobs, config)
+    figures = summarize(out, config)
+    a = figures.team("a")
+    assert (a.queue_wait.n, a.queue_wait.p90_s) == (2, 3600.0)  # started workloads only
+    # nearest rank over [0, 3600, 5400]: p50 is the 2nd, p90 and p99 the 3rd
+    so_far = a.wait_so_far
+    assert (so_far.n, so_far.p50_s, so_far.p90_s, so_far.p99_s) == (3, 3600.0, 5400.0, 5400.0)
+    assert figures.class_wait("training").p90_s == 3600.0
+    assert (figures.class_wait("batch").n, figures.class_wait("batch").p50_s) == (1, 5400.0)
+    assert figures.to_dict()["classes"]["batch"]["wait_so_far"]["p50_s"] == 5400.0
+    with pytest.raises(KeyError):
+        figures.class_wait("inference")

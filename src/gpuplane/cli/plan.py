@@ -138,7 +138,7 @@ def plan_command(
 
     Exit 0 with a winner (DIR/winner.yaml, ready for `gpuplane render`), 1 when no design meets the goal.
     """
-    from gpuplane.plan.outputs import summary_lines, table
+    from gpuplane.plan.output import summary_lines, table
     from gpuplane.plan.session import PlanOptions, execute
 
     options = PlanOptions(

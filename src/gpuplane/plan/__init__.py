@@ -6,7 +6,7 @@
 Modules: `space` (candidates, designs), `spacefile` (plan.yaml), `design` (a design as a validated
 spec, quotas scaled with capacity), `evaluate` (one design through the twin -> `DesignResult`),
 `goal` (constraints, verdicts), `runner` (in process or Ray tasks, the per-design cache),
-`search` (grid, successive halving, seeds, Pareto front), `outputs`, `report`, `session`.
+`search` (grid, successive halving, seeds, Pareto front), `output`, `report`, `session`.
 """
 
 from gpuplane.plan.evaluate import DesignResult, Task, evaluate

@@ -1,8 +1,9 @@
 """Evaluate one design with the twin: `gpuplane.sim.simulate` + `gpuplane.sim.summarize`, turned
 into a typed `DesignResult` (the one place that reads the twin's outcome and summary).
 
-Queue waits here count every workload that was not rejected: one still waiting when the run ends
-counts with the wait it has so far, so a design that starves a team cannot look fast.
+Queue waits are the typed summary's `wait_so_far` (per team, and `class_wait` per class): every
+workload that was not rejected, one still waiting when the run ends with the wait it has so far,
+so a design that starves a team cannot look fast.
 """
 
 from __future__ import annotations
@@ -14,11 +15,11 @@ from typing import Any
 
 from gpuplane.baselines import ApiPrices
 from gpuplane.costs import Overheads
-from gpuplane.sim import Outcome, SimConfig, simulate, summarize
+from gpuplane.sim import SimConfig, simulate, summarize
 from gpuplane.sim.baselines import baselines_of
-from gpuplane.sim.summary import rounded
+from gpuplane.sim.summary import RunSummary, WaitStats, rounded
 from gpuplane.spec import PlatformSpec
-from gpuplane.traces import WORKLOAD_CLASSES, Workload
+from gpuplane.traces import Workload
 
 
 @dataclass(frozen=True)
@@ -86,30 +87,15 @@ class DesignResult:
         return cls(**fields)
 
 
-def _percentile(ordered: list[float], q: float) -> float:
-    """Nearest-rank percentile of sorted values (0 for none)."""
-    if not ordered:
-        return 0.0
-    rank = max(1, math.ceil(q / 100.0 * len(ordered)))
-    return ordered[min(rank, len(ordered)) - 1]
+def _waits(name: str, stats: WaitStats) -> Waits:
+    """The percentiles of the twin's typed summary, rounded as the plan's cache stores them."""
+    return Waits(name, stats.n, *(round(v, 6) for v in (stats.p50_s, stats.p90_s, stats.p99_s)))
 
 
-def _waits(name: str, values: list[float]) -> Waits:
-    ordered = sorted(values)
-    return Waits(name, len(ordered), *(round(_percentile(ordered, q), 6) for q in (50, 90, 99)))
-
-
-def _queue_waits(outcome: Outcome) -> tuple[tuple[Waits, ...], tuple[Waits, ...]]:
-    by_team: dict[str, list[float]] = {t: [] for t in outcome.teams}
-    by_class: dict[str, list[float]] = {}
-    for r in outcome.runs:
-        if r.outcome == "rejected" or r.team < 0:
-            continue
-        wait = r.quota_wait + r.capacity_wait if r.first_start is not None else outcome.end - r.submit
-        by_team[outcome.teams[r.team]].append(max(wait, 0.0))
-        by_class.setdefault(r.w.klass, []).append(max(wait, 0.0))
-    teams = tuple(_waits(t, v) for t, v in by_team.items())
-    classes = tuple(_waits(c, by_class[c]) for c in WORKLOAD_CLASSES if c in by_class)
+def _queue_waits(summary: RunSummary) -> tuple[tuple[Waits, ...], tuple[Waits, ...]]:
+    """Per team and per class: the summary's waits so far (unfinished workloads included)."""
+    teams = tuple(_waits(t.name, t.wait_so_far) for t in summary.teams)
+    classes = tuple(_waits(name, stats) for name, stats in summary.class_waits)
     return teams, classes
 
 
@@ -125,7 +111,7 @@ def evaluate(
     """Run the twin on one design and return its figures, with the rental and API baselines."""
     outcome = simulate(spec, workloads, config)
     summary = summarize(outcome, config, Overheads.from_spec(spec), design)
-    teams, classes = _queue_waits(outcome)
+    teams, classes = _queue_waits(summary)
     counts = summary.workloads
     can_complete = sum(1 for r in outcome.runs if r.w.final_status == "completed")
     completed_share = counts.completed / can_complete if can_complete else 1.0

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from gpuplane.plan.outputs import ranked, summary_lines
+from gpuplane.plan.output import ranked, summary_lines
 from gpuplane.plan.search import Scored, SearchResult, next_cheaper, pareto_front
 from gpuplane.report import Html, Page, cards, figure, note, svg, table
 from gpuplane.report.svg import Frame, colour, esc, num

@@ -19,7 +19,7 @@ from gpuplane.outputs import write_text_atomic
 from gpuplane.plan.design import Design, build_design, winner_yaml
 from gpuplane.plan.evaluate import Task
 from gpuplane.plan.goal import default_goal, judge, parse_goal
-from gpuplane.plan.outputs import designs_csv, dumps, plan_dict
+from gpuplane.plan.output import designs_csv, dumps, plan_dict
 from gpuplane.plan.report import build_report
 from gpuplane.plan.runner import Backend, Cache, Evaluator, InProcess, Progress, RayBackend
 from gpuplane.plan.search import Scored, SearchResult, Settings, mean_result, search, seeds_of

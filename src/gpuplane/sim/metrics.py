@@ -25,6 +25,7 @@ from gpuplane.sim.summary import (
     WaitStats,
     WorkloadCounts,
 )
+from gpuplane.traces import WORKLOAD_CLASSES
 
 
 def percentile(sorted_values: list[float], q: float) -> float:
@@ -104,6 +105,21 @@ def _waits(outcome: Outcome) -> list[tuple[WaitStats, WaitStats, WaitStats]]:
     return [(wait_stats(a), wait_stats(b), wait_stats(c)) for a, b, c in per_team]
 
 
+def _waits_so_far(outcome: Outcome) -> tuple[list[WaitStats], tuple[tuple[str, WaitStats], ...]]:
+    """Queue waits of every workload not rejected, per team and per class (in `WORKLOAD_CLASSES`
+    order): one that never started counts the wait it has at the end of the window."""
+    by_team: list[list[float]] = [[] for _ in outcome.teams]
+    by_class: dict[str, list[float]] = {}
+    for r in outcome.runs:
+        if r.outcome == "rejected" or r.team < 0:
+            continue
+        wait = r.quota_wait + r.capacity_wait if r.first_start is not None else outcome.end - r.submit
+        by_team[r.team].append(max(wait, 0.0))
+        by_class.setdefault(r.w.klass, []).append(max(wait, 0.0))
+    classes = tuple((c, wait_stats(by_class[c])) for c in WORKLOAD_CLASSES if c in by_class)
+    return [wait_stats(waits) for waits in by_team], classes
+
+
 def _accepted(outcome: Outcome, config: SimConfig) -> float:
     return sum(
         config.unit_weight(r.w.klass) for r in outcome.runs if r.state == DONE and r.outcome == "completed"
@@ -161,10 +177,11 @@ def summarize(
     total = sum_breakdowns(pool_costs, currency) + extra
     units = _accepted(outcome, config)
     reasons = Counter(outcome.pending_reasons.values())
+    so_far, class_waits = _waits_so_far(outcome)
     teams = tuple(
-        TeamFigures(team, cost, *waits)
-        for team, cost, waits in zip(
-            outcome.teams, _team_costs(outcome, currency), _waits(outcome), strict=True
+        TeamFigures(team, cost, *waits, wait_so_far=all_waits)
+        for team, cost, waits, all_waits in zip(
+            outcome.teams, _team_costs(outcome, currency), _waits(outcome), so_far, strict=True
         )
     )
     return RunSummary(
@@ -189,4 +206,5 @@ def summarize(
         workload=workload,
         skipped_rows=skipped_rows,
         baselines=baselines,
+        class_waits=class_waits,
     )

@@ -49,6 +49,9 @@ class TeamFigures:
     """One team: what its GPU time cost and how long its started workloads waited.
 
     `queue_wait` = `quota_wait` (waiting for Kueue) + `capacity_wait` (admitted, waiting for nodes).
+    `wait_so_far` counts every workload that was not rejected: one that never started counts the
+    wait it has at the end of the window (what `gpuplane plan` ranks by, so a design that starves a
+    team cannot look fast).
     """
 
     name: str
@@ -56,6 +59,7 @@ class TeamFigures:
     queue_wait: WaitStats
     quota_wait: WaitStats
     capacity_wait: WaitStats
+    wait_so_far: WaitStats = WaitStats()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form (without the name, which is the key)."""
@@ -64,6 +68,7 @@ class TeamFigures:
             "queue_wait": self.queue_wait.to_dict(),
             "quota_wait": self.quota_wait.to_dict(),
             "capacity_wait": self.capacity_wait.to_dict(),
+            "wait_so_far": self.wait_so_far.to_dict(),
         }
 
 
@@ -157,9 +162,9 @@ class RunSummary:
     """Every figure of one run of one platform.
 
     Fields a search reads (`gpuplane plan`): `cost_per_accepted_unit` (None when nothing was
-    accepted), `team(name).queue_wait.p50_s / p90_s / p99_s`, `worst_p90_wait_s`,
-    `inference.availability`, `completed_share`. `baselines` is set by `simulate` sessions (the
-    same work rented or bought from an API), None from a bare `summarize`.
+    accepted), `team(name).wait_so_far.p50_s / p90_s / p99_s`, `class_wait(klass)` (the same over
+    the workloads of one class), `inference.availability`, `completed_share`. `baselines` is set by
+    `simulate` sessions (the same work rented or bought from an API), None from a bare `summarize`.
     """
 
     platform: str
@@ -183,6 +188,7 @@ class RunSummary:
     workload: str = ""
     skipped_rows: int = 0
     baselines: Baselines | None = None
+    class_waits: tuple[tuple[str, WaitStats], ...] = ()
     _by_team: dict[str, TeamFigures] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -198,6 +204,11 @@ class RunSummary:
             if p.name == name:
                 return p
         raise KeyError(name)
+
+    def class_wait(self, klass: str) -> WaitStats:
+        """Queue waits (so far, as `TeamFigures.wait_so_far`) of one workload class's workloads;
+        KeyError for a class no workload of the run had."""
+        return dict(self.class_waits)[klass]
 
     @property
     def completed_share(self) -> float:
@@ -225,6 +236,7 @@ class RunSummary:
             "overheads": cost_dict(self.overheads),
             "pools": {p.name: p.to_dict() for p in self.pools},
             "teams": {t.name: t.to_dict() for t in self.teams},
+            "classes": {name: {"wait_so_far": w.to_dict()} for name, w in self.class_waits},
             "interruptions": {"evictions": self.evictions, "preemptions": self.preemptions},
             "inference": self.inference.to_dict(),
             "pending_reasons": dict(self.pending_reasons),
