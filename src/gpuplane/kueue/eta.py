@@ -149,6 +149,8 @@ class _Forward:
         self.events: list[tuple[float, str]] = []
         self.end_of: dict[str, float] = {}
         self.admitted_at: dict[str, float] = {}
+        #: Workloads admitted for the first time since the last `settle` (a key of `admitted_at`).
+        self.newly: list[str] = []
         self.loops: list[str] = []
 
     def runtime(self, key: str) -> float:
@@ -169,7 +171,9 @@ class _Forward:
         """Cycles at the current instant until one changes nothing; admissions get an end."""
         for result in settle(self.snap, loops=self.loops):
             for a in result.admitted:
-                self.admitted_at.setdefault(a.workload, self.snap.now)
+                if a.workload not in self.admitted_at:
+                    self.admitted_at[a.workload] = self.snap.now
+                    self.newly.append(a.workload)
                 self.schedule_end(self.snap.workloads[a.workload], self.snap.now)
             for p in result.preempted:
                 self.end_of.pop(p.workload, None)
@@ -221,14 +225,18 @@ def estimate(
         started = wl.quota_reserved_time if wl.quota_reserved_time is not None else snap.now
         fwd.schedule_end(wl, min(started, snap.now))
     while waiting:
+        fwd.newly.clear()
         fwd.settle()
-        waiting -= set(fwd.admitted_at)
+        # (what `waiting -= set(fwd.admitted_at)` did, without a walk over every admission so far:
+        # only the keys this instant admitted can leave `waiting`, unless preempted since)
+        waiting.difference_update(k for k in fwd.newly if k in fwd.admitted_at)
         if not waiting or not fwd.advance():
             break
     if notes is not None:
         notes.extend(dict.fromkeys(fwd.loops))  # each loop once, in order
+    wanted = set(targets)  # (membership per admission: a list made this quadratic)
     for key, at in fwd.admitted_at.items():
-        if key in targets and key not in out:
+        if key in wanted and key not in out:
             out[key] = Eta(key, ESTIMATED, at - fwd.start)
     for key in sorted(waiting - set(fwd.admitted_at)):
         horizon = format_duration(opt.horizon)

@@ -90,6 +90,8 @@ class Snapshot:
         #: Per ClusterQueue, the queues of every ClusterQueue in its cohort tree (the tree is
         #: fixed once built), which a release of quota wakes up.
         self._tree_queues: dict[str, list[ClusterQueueQueue]] = {}
+        #: Admitted workloads whose ClusterQueue is unknown (kept in `workloads`, charged nowhere).
+        self._unplaced: dict[str, Workload] = {}
 
     # ----------------------------------------------------------------- building
     @classmethod
@@ -248,6 +250,7 @@ class Snapshot:
                 self.notes.append(
                     f"{wl.key}: admitted to unknown ClusterQueue {wl.admission.cluster_queue}; ignored"
                 )
+                self._unplaced[wl.key] = wl
                 return
             self._charge(state, wl)
             return
@@ -333,7 +336,19 @@ class Snapshot:
 
     def evicted_keys(self) -> list[str]:
         """Workloads told to leave that still hold quota."""
-        return sorted(k for k, w in self.workloads.items() if w.evicted and w.admission is not None)
+        # Each ClusterQueue keeps its evicted workloads (`CQState.evicted`): no walk over every
+        # workload of the snapshot, which `explain --eta` calls after each preempting cycle.
+        keys = [
+            k
+            for state in self.cqs.values()
+            if state.evicted
+            for k, w in state.evicted.items()
+            if w.evicted and w.admission is not None
+        ]
+        for k, w in self._unplaced.items():
+            if w.evicted and w.admission is not None and self.workloads.get(k) is w:
+                keys.append(k)
+        return sorted(keys)
 
     def release_preempted(self) -> list[str]:
         """Release every evicted workload's quota and requeue it; returns their keys."""
