@@ -10,8 +10,8 @@ trace's pod set is first read in the device plugin's names (`gpuplane.vocab`, `g
   cannot request part of a device.
 Each pool then names the request as `render` does (`spec.derived.request_resource`, through
 `PoolModel.request_name`): itself on a device-plugin pool, the quota name of the DRA claim that
-gives the device on a DRA pool (a whole GPU -> `dra.gpuplane.io/gpu`, a MIG profile -> its
-`dra.gpuplane.io/mig-...` kind). A pod asks either extended resources or claims, not both, so a
+gives the device on a DRA pool (`sharing.dra`: a whole GPU -> the pool's GPU kind, a MIG profile ->
+its MIG kind). A pod asks either extended resources or claims, not both, so a
 workload is written in one form: the one that reaches the most of its pools (ties: the first pool
 in spec order), and its pods keep to the pools of that form.
 - the workload class restricts pods to the pools whose `workloadClasses` include it, and a GPU
