@@ -19,6 +19,7 @@ from gpuplane.acceptance.score import score
 from gpuplane.cli import app
 from gpuplane.outputs import write_tree_atomic
 from tests.acceptance.helpers import EXAMPLES, FIXTURES, suite_for
+from tests.support.browser import check_in_chromium
 from tests.support.kube_replay import ReplayState, replay_server
 
 NS = "acceptance-h100-train"
@@ -184,11 +185,6 @@ def test_a_namespace_that_is_already_there_is_never_touched(
 def test_cli_run_asks_first_and_writes_a_bundle_that_opens_in_chromium(
     suite_dir: Path, replay: tuple[ReplayState, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    try:
-        from tests.support.browser import check_in_chromium  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:  # before the browser check moved out of the package
-        from gpuplane.report.browser import check_in_chromium  # type: ignore[no-redef,unused-ignore]
-
     state, kubeconfig = replay
     bundle = tmp_path / "evidence"
     args = ["acceptance", "run", str(suite_dir), "--kubeconfig", str(kubeconfig), "-o", str(bundle)]

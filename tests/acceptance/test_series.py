@@ -20,11 +20,7 @@ from gpuplane.outputs import write_tree_atomic
 from tests.acceptance.helpers import EXAMPLES, suite_for
 from tests.acceptance.test_runner import API, NS, START, FakeClock
 from tests.support.kube_replay import replay_server
-
-try:
-    from tests.support.promserver import PrometheusServer, ToolMissing, tool  # type: ignore[import-not-found,unused-ignore]
-except ImportError:  # before the Prometheus harness moved out of the package
-    from gpuplane.account.promserver import PrometheusServer, ToolMissing, tool  # type: ignore[no-redef,unused-ignore]
+from tests.support.promserver import PrometheusServer, ToolMissing, tool
 
 T0 = datetime.fromisoformat("2026-11-20T08:58:00+00:00").timestamp()
 PODS = {"train-trainer-0-0-7xk2p": "ip-10-0-3-7", "train-trainer-0-1-q9w4m": "ip-10-0-3-8"}

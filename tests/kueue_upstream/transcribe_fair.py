@@ -10,13 +10,10 @@ workloads (candidate ordering tie-break); so do we. Namespace "" upstream is `de
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from kueue_dsl import (
+from tests.kueue_upstream.kueue_dsl import (
     Scenario,
     cohort,
     cq,

@@ -11,13 +11,10 @@ The pending workload is `default/wl` in LocalQueue `lq`.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from kueue_dsl import (
+from tests.kueue_upstream.kueue_dsl import (
     Assign,
     Scenario,
     admitted,

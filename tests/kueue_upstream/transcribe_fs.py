@@ -8,13 +8,10 @@ Fair sharing is enabled by a Kueue Configuration in every case except the one ma
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from kueue_dsl import (
+from tests.kueue_upstream.kueue_dsl import (
     Scenario,
     a,
     admitted,
@@ -32,7 +29,7 @@ from kueue_dsl import (
     simple_reserve,
     wl,
 )
-from transcribe_schedule import base
+from tests.kueue_upstream.transcribe_schedule import base
 
 UPSTREAM = "kubernetes-sigs/kueue pkg/scheduler/scheduler_fs_test.go"
 COMMIT = "955a6817afedfac0392baf7fca18397cc67a5c1b (stored copy; v1beta2 API)"

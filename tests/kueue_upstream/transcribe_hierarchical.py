@@ -13,13 +13,10 @@ but issues no new preemption; the explain JSON has no field for that).
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from kueue_dsl import Scenario, a, cohort, cq, fq, lq, ns, objs, res, reserve, rf, rg, wl
+from tests.kueue_upstream.kueue_dsl import Scenario, a, cohort, cq, fq, lq, ns, objs, res, reserve, rf, rg, wl
 
 UPSTREAM = "kubernetes-sigs/kueue pkg/scheduler/preemption/preemption_hierarchical_test.go"
 COMMIT = "054bf63476ae9203a912522cf9daea8960811ad1"

@@ -12,13 +12,26 @@ PreemptionNoCandidates).
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from kueue_dsl import Assign, Scenario, a, cohort, cq, fq, lq, ns, objs, ps, res, reserve, rf, rg, wl
+from tests.kueue_upstream.kueue_dsl import (
+    Assign,
+    Scenario,
+    a,
+    cohort,
+    cq,
+    fq,
+    lq,
+    ns,
+    objs,
+    ps,
+    res,
+    reserve,
+    rf,
+    rg,
+    wl,
+)
 
 UPSTREAM = "kubernetes-sigs/kueue pkg/scheduler/preemption/preemption_test.go"
 COMMIT = "014d9490c7f3ca68120582ab72cbfec7c3194aa1"

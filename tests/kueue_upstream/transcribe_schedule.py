@@ -1,6 +1,6 @@
 """Transcription of `TestSchedule` (kubernetes-sigs/kueue pkg/scheduler/scheduler_test.go).
 
-Run `python tests/kueue_upstream/transcribe_schedule.py` to (re)write the scenario directories.
+Run `python -m tests.kueue_upstream.transcribe_schedule` (from the repository root) to (re)write the scenario directories.
 Each case keeps the Go test's objects; `wantScheduled` -> admitted (flavors from `wantAssignments`),
 `wantPreempted` -> preempted, `wantLeft` -> pending/heap, `wantInadmissibleLeft` -> pending/inadmissible.
 TestSchedule checks the set of preempted workloads but not the reason; the reasons written here are
@@ -9,13 +9,10 @@ derived from Kueue's classification rules (see each source.txt).
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from kueue_dsl import (
+from tests.kueue_upstream.kueue_dsl import (
     Scenario,
     a,
     admitted,

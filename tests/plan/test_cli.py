@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.browser import BrowserUnavailable, check_in_chromium, find_chromium
+
 GPUPLANE = Path(sys.executable).with_name("gpuplane")
 
 
@@ -149,10 +151,6 @@ def test_bad_input_exits_2_and_writes_nothing(
 def test_report_opens_in_chromium(
     planned: tuple[Path, subprocess.CompletedProcess[str]], tmp_path: Path
 ) -> None:
-    try:
-        from tests.support.browser import BrowserUnavailable, check_in_chromium, find_chromium  # type: ignore[import-not-found]
-    except ImportError:
-        from gpuplane.report.browser import BrowserUnavailable, check_in_chromium, find_chromium
     try:
         find_chromium()
     except BrowserUnavailable as exc:

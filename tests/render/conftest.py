@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from render_helpers import EXAMPLES
+
+from tests.render.render_helpers import EXAMPLES
 
 
 @pytest.fixture(params=EXAMPLES, ids=[p.stem for p in EXAMPLES])

@@ -15,12 +15,12 @@ import re
 
 import pytest
 import yaml
-from render_helpers import SMALL_SPEC, small_spec, spec_from
 
 from gpuplane.account import queries
 from gpuplane.render import monitoring, operator
 from gpuplane.render.assemble import render_all
 from gpuplane.vocab import CLOUD_NODE_POOL_LABELS, ksm_label
+from tests.render.render_helpers import SMALL_SPEC, small_spec, spec_from
 
 VIRTUAL = {"name": "KUBERNETES_VIRTUAL_GPUS", "value": "true"}
 

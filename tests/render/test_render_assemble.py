@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from render_helpers import SMALL_SPEC, rendered, small_spec, spec_from
 
 from gpuplane.render import render_all, stream_yaml
+from tests.render.render_helpers import SMALL_SPEC, rendered, small_spec, spec_from
 
 
 def test_every_family_has_its_files() -> None:

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 import yaml
-from render_helpers import REPO, rendered
 
 from gpuplane.cli.render import TREE_MARKER, diff_tree
 from gpuplane.outputs import write_tree_atomic
 from gpuplane.render import render_all
 from gpuplane.spec import load_spec
+from tests.render.render_helpers import REPO, rendered
 
 GPUPLANE = [sys.executable, "-c", "from gpuplane.cli import main; main()"]
 AKS = REPO / "examples" / "aks-platform.yaml"

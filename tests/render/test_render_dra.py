@@ -13,10 +13,10 @@ from typing import Any
 import kubernetes_validate
 import pytest
 import yaml
-from render_helpers import REPO, objects_of, rendered, spec_from
 
 from gpuplane.render import device_configs, dra, dra_examples, operator
 from gpuplane.render import kueue as render_kueue
+from tests.render.render_helpers import REPO, objects_of, rendered, spec_from
 
 DRA_EXAMPLE = REPO / "examples" / "eks-dra.yaml"
 DRA_DRIVER = "nvidia-dra-driver"

@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 import yaml
-from render_helpers import EXAMPLES, PROVIDERS, VARIANT, spec_from
 from typer.testing import CliRunner
 
 from gpuplane.cli import app
 from gpuplane.render import dra, dra_examples
 from gpuplane.spec import derived, load_spec
+from tests.render.render_helpers import EXAMPLES, PROVIDERS, VARIANT, spec_from
 
 EXAMPLE_JOBS = "dra/example-workloads.yaml"
 EKS_DRA = next(p for p in EXAMPLES if p.name == "eks-dra.yaml")

@@ -6,12 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from render_helpers import SMALL_SPEC, spec_from
 
 from gpuplane.catalog import load_catalog
 from gpuplane.render.kueue import cluster_queue, kueue_objects, local_queues, resource_flavor
 from gpuplane.spec import derived
 from gpuplane.vocab import LABEL_POOL
+from tests.render.render_helpers import SMALL_SPEC, spec_from
 
 
 def _flavor(cq: dict[str, Any], name: str) -> dict[str, Any]:

@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 import yaml
-from render_helpers import EXAMPLES, SMALL_SPEC, rendered, spec_from
 from typer.testing import CliRunner
 
 from gpuplane.cli import app
 from gpuplane.render import kueue as render_kueue
 from gpuplane.render import render_all
+from tests.render.render_helpers import EXAMPLES, SMALL_SPEC, rendered, spec_from
 
 # A leaf is a Python type; "object" is a section render never fills (any key in it fails below).
 Shape = dict[str, Any]

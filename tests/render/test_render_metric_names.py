@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from metric_helpers import metric_names, real_metrics, served_by_gpuplane_exporter
-from render_helpers import rendered
+
+from tests.render.metric_helpers import metric_names, real_metrics, served_by_gpuplane_exporter
+from tests.render.render_helpers import rendered
 
 
 def _dashboard_queries(board: dict[str, object]) -> list[str]:

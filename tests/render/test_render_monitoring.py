@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from metric_helpers import check_balanced, metric_names, real_metrics
-from render_helpers import REPO, SMALL_SPEC, rendered, spec_from
 
 from gpuplane.render import dashboard, monitoring
 from gpuplane.spec import PlatformSpec
+from tests.render.metric_helpers import check_balanced, metric_names, real_metrics
+from tests.render.render_helpers import REPO, SMALL_SPEC, rendered, spec_from
 
 
 def known(spec: PlatformSpec, shared_dir: Path) -> set[str]:

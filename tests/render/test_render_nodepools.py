@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 import yaml
-from render_helpers import SMALL_SPEC, rendered, small_spec, spec_from
 
 from gpuplane import providers
 from gpuplane.providers import aks, eks, gke
 from gpuplane.render.common import cost_tags
 from gpuplane.render.device_configs import provisioning_labels
 from gpuplane.render.nodepools import nodepool_file, pool_setup
+from tests.render.render_helpers import SMALL_SPEC, rendered, small_spec, spec_from
 
 
 def _commands(script: str, program: str) -> list[list[str]]:

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 import yaml
-from render_helpers import REPO, SMALL_SPEC, rendered, small_spec, spec_from
 
 from gpuplane import providers
 from gpuplane.render import device_configs, operator, render_all
 from gpuplane.sharing import mig
 from gpuplane.vocab import DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_LABEL
+from tests.render.render_helpers import REPO, SMALL_SPEC, rendered, small_spec, spec_from
 
 MIG_PARTED_TOP = {"version", "mig-configs"}
 MIG_PARTED_ENTRY = {"device-filter", "devices", "mig-enabled", "mig-devices"}

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 import yaml
-from render_helpers import EXAMPLES, SMALL_SPEC, rendered, small_spec, spec_from
 
 from gpuplane.render import monitoring
+from tests.render.render_helpers import EXAMPLES, SMALL_SPEC, rendered, small_spec, spec_from
 
 PROMTOOL = shutil.which("promtool")
 pytestmark = pytest.mark.skipif(

@@ -11,13 +11,13 @@ import jsonschema
 import kubernetes_validate
 import pytest
 import yaml
-from render_helpers import PROVIDERS, REPO, VARIANT, all_objects, rendered, spec_from
-from test_render_schema import CRD_KINDS, kueue_schemas
 
 from gpuplane import providers
 from gpuplane.render import render_all
 from gpuplane.render.device_configs import DEFAULT_PLUGIN_KEY, provisioning_labels
 from gpuplane.spec import derived
+from tests.render.render_helpers import PROVIDERS, REPO, VARIANT, all_objects, rendered, spec_from
+from tests.render.test_render_schema import CRD_KINDS, kueue_schemas
 from tests.support.device_plugin_model import advertised, mig_layout, node_config
 
 MIG_STRATEGIES = {"none", "single", "mixed"}  # k8s-device-plugin api/config/v1 consts.go

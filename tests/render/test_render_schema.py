@@ -4,16 +4,15 @@ openAPIV3Schema (made strict: no unknown fields) plus the CRDs' CEL rules that m
 
 from __future__ import annotations
 
-import copy
-import functools
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import kubernetes_validate
 import pytest
-import yaml
-from render_helpers import all_objects, rendered
+
+from tests.render.render_helpers import all_objects, rendered
+from tests.support.crds import crd_schemas
 
 KUEUE_CRDS = ("clusterqueues", "cohorts", "localqueues", "resourceflavors", "workloadpriorityclasses")
 # Kinds from CRDs that kubernetes-validate cannot know; each is checked by its own test instead.
@@ -32,34 +31,13 @@ DNS_SUBDOMAIN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?
 SUBDOMAIN_KINDS = {"DeviceClass", "ResourceClaimTemplate"}
 
 
-def _strict(schema: Any) -> Any:
-    """A copy of a CRD schema where objects with declared properties reject unknown fields."""
-    if isinstance(schema, dict):
-        out = {k: _strict(v) for k, v in schema.items()}
-        if (
-            out.get("type") == "object"
-            and "properties" in out
-            and "additionalProperties" not in out
-            and not out.get("x-kubernetes-preserve-unknown-fields")
-        ):
-            out["additionalProperties"] = False
-        return out
-    if isinstance(schema, list):
-        return [_strict(v) for v in schema]
-    return schema
-
-
-@functools.cache
 def kueue_schemas(crd_dir: str) -> dict[tuple[str, str], dict[str, Any]]:
-    """(kind, version) -> strict openAPIV3Schema, from ../shared/crds/kueue."""
-    out = {}
+    """(kind, version) -> strict openAPIV3Schema, from ../shared/crds/kueue (tests.support.crds)."""
+    out: dict[tuple[str, str], dict[str, Any]] = {}
     for name in KUEUE_CRDS:
-        crd = yaml.safe_load((Path(crd_dir) / f"kueue.x-k8s.io_{name}.yaml").read_text(encoding="utf-8"))
-        kind = crd["spec"]["names"]["kind"]
-        for version in crd["spec"]["versions"]:
-            schema = copy.deepcopy(version["schema"]["openAPIV3Schema"])
-            schema["properties"]["metadata"] = {"type": "object"}
-            out[(kind, version["name"])] = _strict(schema)
+        crd_file = Path(crd_dir) / f"kueue.x-k8s.io_{name}.yaml"
+        for (kind, api_version), schema in crd_schemas(str(crd_file)).items():
+            out[(kind, api_version.rpartition("/")[2])] = schema
     return out
 
 

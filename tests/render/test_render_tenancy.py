@@ -3,8 +3,6 @@ hold through Kueue, LimitRanges with default requests only, RoleBindings, defaul
 
 from __future__ import annotations
 
-from render_helpers import SMALL_SPEC, spec_from
-
 from gpuplane.render.tenancy import (
     limit_range,
     namespace,
@@ -15,6 +13,7 @@ from gpuplane.render.tenancy import (
     tenancy_objects,
 )
 from gpuplane.vocab import LABEL_TEAM
+from tests.render.render_helpers import SMALL_SPEC, spec_from
 
 
 def test_namespace_has_team_pod_security_and_kueue_labels() -> None:
