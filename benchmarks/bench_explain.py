@@ -17,10 +17,14 @@ import time
 import yaml
 from bench_kueue import build_cluster
 
+from gpuplane.kueue import eta as eta_module
 from gpuplane.kueue.eta import EtaOptions
 from gpuplane.kueue.explain import ExplainOptions, explain_input
 from gpuplane.kueue.jobframework import convert_jobs
 from gpuplane.kueue.parse import Parsed, parse_documents
+from gpuplane.kueue.results import CycleResult
+from gpuplane.kueue.scheduler import schedule_cycle
+from gpuplane.kueue.snapshot import Snapshot
 from gpuplane.yamlio import load_documents
 
 
@@ -76,23 +80,20 @@ def _conversion(n: int) -> tuple[float, int]:
 
 
 class _Counting:
-    """Counts the scheduling cycles the ETA run makes (wraps the engine's entry point)."""
+    """Counts the scheduling cycles the ETA run makes (wraps the engine's entry point in kueue.eta)."""
 
     def __init__(self) -> None:
-        import gpuplane.kueue.eta as eta
-
         self.count = 0
-        self._eta = eta
-        self._orig = eta.schedule_cycle
 
-        def counted(*args: object, **kwargs: object) -> object:
+        def counted(snap: Snapshot, explain_pending: bool = False) -> CycleResult:
             self.count += 1
-            return self._orig(*args, **kwargs)  # type: ignore[arg-type]
+            return schedule_cycle(snap, explain_pending=explain_pending)
 
-        eta.schedule_cycle = counted  # type: ignore[assignment]
+        # kueue.eta imports schedule_cycle without re-exporting it: patch the module's global.
+        vars(eta_module)["schedule_cycle"] = counted
 
     def close(self) -> None:
-        self._eta.schedule_cycle = self._orig
+        vars(eta_module)["schedule_cycle"] = schedule_cycle
 
 
 def _eta(n_cq: int, n_cohorts: int, pending: int, admitted: int) -> tuple[float, float, float, int, int]:

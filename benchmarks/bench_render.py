@@ -14,7 +14,7 @@ POOLS = 50
 TEAMS = 200
 COHORTS = 10
 # (vm size, accelerator, sharing) cycled over the pools.
-SHAPES = [
+SHAPES: list[tuple[str, str, dict[str, object]]] = [
     ("Standard_NC96ads_A100_v4", "A100-80GB", {"mode": "exclusive"}),
     (
         "Standard_NC24ads_A100_v4",

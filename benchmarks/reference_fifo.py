@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 import simpy
+from simpy.events import ProcessGenerator
 
 GPUS_PER_NODE = 8
 
@@ -79,12 +80,12 @@ def simulate(jobs: Sequence[tuple[float, int, float]], nodes: int) -> list[float
                 starts[i] = env.now
                 env.process(run(i, taken))
 
-    def run(i: int, taken: list[tuple[int, int]]):  # type: ignore[no-untyped-def]
+    def run(i: int, taken: list[tuple[int, int]]) -> ProcessGenerator:
         yield env.timeout(jobs[i][2])
         cluster.release(taken)
         schedule()
 
-    def arrivals():  # type: ignore[no-untyped-def]
+    def arrivals() -> ProcessGenerator:
         order = sorted(range(len(jobs)), key=lambda i: (jobs[i][0], i))
         for i in order:
             if jobs[i][0] > env.now:

@@ -7,6 +7,7 @@ import io
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -122,10 +123,10 @@ def test_an_unreadable_directory_is_an_error_whoever_runs(
     (tmp_path / "sub").mkdir()
     real_scandir = os.scandir
 
-    def scandir(path: object = ".") -> object:
-        if str(path).endswith("sub"):
-            raise PermissionError(13, "Permission denied", str(path))
-        return real_scandir(path)  # type: ignore[arg-type]
+    def scandir(path: str = ".") -> Iterator[os.DirEntry[str]]:
+        if path.endswith("sub"):
+            raise PermissionError(13, "Permission denied", path)
+        return real_scandir(path)
 
     monkeypatch.setattr(os, "scandir", scandir)
     with pytest.raises(InputError) as caught:

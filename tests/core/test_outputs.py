@@ -128,7 +128,7 @@ def test_write_errors_leave_the_old_file_and_no_temporary(
     def failing_replace(src: str, dst: str) -> None:
         raise OSError(code, os.strerror(code))
 
-    monkeypatch.setattr(outputs.os, "replace", failing_replace)
+    monkeypatch.setattr("gpuplane.outputs.os.replace", failing_replace)
     with pytest.raises(OutputError) as caught:
         write_text_atomic(target, "new")
     assert os.strerror(code) in str(caught.value)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gpuplane.kueue import schedule_cycle
+from gpuplane.kueue import Snapshot, schedule_cycle
 
 from .kueue_builders import admit, admitted_keys, cq, flavors, group, preempted, ps, queues, wl, world
 
@@ -100,7 +100,7 @@ def test_3_workload_bigger_than_nominal_never_preempts_without_borrow_within_coh
     assert preempted(schedule_cycle(snap2)) == {"x/borrower": "InCohortReclamation"}
 
 
-def _reservation_world(reclaim: str) -> object:
+def _reservation_world(reclaim: str) -> Snapshot:
     a = cq("a", group(("default", {"gpu": 4})), cohort="c", reclaim=reclaim)
     b = cq("b", group(("default", {"gpu": 4})), cohort="c")
     lender = cq("l", group(("default", {"gpu": 4})), cohort="c")

@@ -2,24 +2,42 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
 from gpuplane.kueue import schedule_cycle
 
 from .kueue_builders import admit, cq, flavors, group, preempted, wl, world
 
-POLICY = {"within": "LowerPriority", "reclaim": "Any", "bwc": "LowerPriority", "threshold": -3}
+# A cpu request: a number of cores or a quantity ("0.5").
+Cpu = int | str
+# (name, ClusterQueue, cpu, priority) of each admitted workload; (name, ClusterQueue, cpu) incoming.
+Admitted = list[tuple[str, str, Cpu, int]]
+Incoming = tuple[str, str, Cpu]
+Case = tuple[Admitted, Incoming, dict[str, str]]
 
 
 def base() -> list[object]:
     return [
         *flavors("default"),
-        *[cq(n, group(("default", {"cpu": 3})), cohort="all", **POLICY) for n in ("a", "b", "c")],  # type: ignore[arg-type]
+        *[
+            cq(
+                n,
+                group(("default", {"cpu": 3})),
+                cohort="all",
+                within="LowerPriority",
+                reclaim="Any",
+                bwc="LowerPriority",
+                threshold=-3,
+            )
+            for n in ("a", "b", "c")
+        ],
         cq("preemptible", group(("default", {"cpu": 0})), cohort="all"),
     ]
 
 
-def run(admitted: list[tuple[str, str, object, int]], incoming: tuple[str, str, object]) -> dict[str, str]:
+def run(admitted: Admitted, incoming: Incoming) -> dict[str, str]:
     objs = base()
     for name, cq_name, cpu, prio in admitted:
         objs.append(
@@ -30,16 +48,16 @@ def run(admitted: list[tuple[str, str, object, int]], incoming: tuple[str, str, 
     return preempted(schedule_cycle(world(objs, fair=True)))
 
 
-def units(spec: str) -> list[tuple[str, str, object, int]]:
+def units(spec: str) -> Admitted:
     """'a3 b5 c1' -> a1..a3 in a, b1..b5 in b, c1 in c, each 1 cpu."""
-    out = []
+    out: Admitted = []
     for part in spec.split():
         for i in range(1, int(part[1:]) + 1):
             out.append((f"{part[0]}{i}", part[0], 1, 0))
     return out
 
 
-CASES = {
+CASES: dict[str, Case] = {
     "reclaim nominal from user using the most": (
         units("a3 b5 c1"),
         ("c_incoming", "c", 1),
@@ -113,7 +131,7 @@ def test_kueue_fair_preemption_case(name: str) -> None:
     assert run(admitted, incoming) == want
 
 
-MORE = {
+MORE: dict[str, Case] = {
     "preempt from different cluster queues if the end result has a smaller max share": (
         [("b1", "b", 2, 0), ("b2", "b", "2.5", 0), ("c1", "c", 2, 0), ("c2", "c", "2.5", 0)],
         ("a_incoming", "a", "3.5"),
@@ -170,14 +188,10 @@ def test_less_than_or_equal_to_final_share_preempts_what_does_not_transfer_imbal
 def _weighted(
     weight_a: float, weight_b: float, b_count: int, incoming: int, with_c: bool = True
 ) -> dict[str, str]:
-    pol = {"within": "LowerPriority", "reclaim": "Any"}
-    objs: list[object] = [
-        *flavors("default"),
-        cq("a", group(("default", {"cpu": 3})), cohort="all", weight=weight_a, **pol),  # type: ignore[arg-type]
-        cq("b", group(("default", {"cpu": 3})), cohort="all", weight=weight_b, **pol),  # type: ignore[arg-type]
-    ]
-    if with_c:
-        objs.append(cq("c", group(("default", {"cpu": 3})), cohort="all", **pol))  # type: ignore[arg-type]
+    objs: list[object] = [*flavors("default")]
+    for name, weight in (("a", weight_a), ("b", weight_b), ("c", 1.0))[: 3 if with_c else 2]:
+        quota = group(("default", {"cpu": 3}))
+        objs.append(cq(name, quota, cohort="all", weight=weight, within="LowerPriority", reclaim="Any"))
     for name, cq_name, cpu, prio in units(f"a3 b{b_count}"):
         objs.append(
             admit(wl(name, cq_name, ns="", priority=prio, cpu=cpu), cq_name, "default", reserved_at=100.0)
@@ -199,7 +213,7 @@ def test_cannot_preempt_nominal_quota_of_zero_weight_queue() -> None:
 
 
 def _run_objs(
-    objs: list[object], admitted: list[tuple[str, str, object, int, str]], incoming: tuple[str, str, object]
+    objs: list[object], admitted: Sequence[tuple[str, str, Cpu, int, str]], incoming: Incoming
 ) -> dict[str, str]:
     for name, cq_name, cpu, prio, flavor in admitted:
         objs.append(

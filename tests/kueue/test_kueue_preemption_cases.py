@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import pytest
 
-from gpuplane.kueue import schedule_cycle
+from gpuplane.kueue import PodSet, Workload, schedule_cycle
 
 from .kueue_builders import admit, cohort, cq, flavors, group, preempted, ps, wl, world
 
 MEM = ("alpha", {"memory": "3Gi"}), ("beta", {"memory": "3Gi"})
-BWC = {"bwc": "LowerPriority", "threshold": 0}
+# (name, priority, ClusterQueue, per-pod requests) of each admitted workload
+Admitted = list[tuple[str, int, str, dict[str, object]]]
 
 
 def queues() -> list[object]:
@@ -41,7 +42,8 @@ def queues() -> list[object]:
             cohort="with_shared_cq",
             within="Never",
             reclaim="LowerPriority",
-            **BWC,
+            bwc="LowerPriority",
+            threshold=0,
         ),
         cq(
             "b_standard",
@@ -49,7 +51,8 @@ def queues() -> list[object]:
             cohort="with_shared_cq",
             within="LowerPriority",
             reclaim="Any",
-            **BWC,
+            bwc="LowerPriority",
+            threshold=0,
         ),
         cq(
             "a_best_effort",
@@ -57,7 +60,8 @@ def queues() -> list[object]:
             cohort="with_shared_cq",
             within="Never",
             reclaim="LowerPriority",
-            **BWC,
+            bwc="LowerPriority",
+            threshold=0,
         ),
         cq(
             "b_best_effort",
@@ -65,7 +69,8 @@ def queues() -> list[object]:
             cohort="with_shared_cq",
             within="Never",
             reclaim="LowerPriority",
-            **BWC,
+            bwc="LowerPriority",
+            threshold=0,
         ),
         cq("shared", group(("default", {"cpu": 10})), cohort="with_shared_cq"),
         cq(
@@ -99,21 +104,21 @@ def queues() -> list[object]:
 
 
 def run(
-    admitted: list[tuple[str, int, str, dict[str, object]]],
-    incoming: object,
+    admitted: Admitted,
+    incoming: Workload,
     t: dict[str, float] | None = None,
 ) -> dict[str, str]:
     t = t or {}
     objs = queues()
     for name, prio, cq_name, req in admitted:
         flavor = "alpha" if "alpha" in name else "beta" if "beta" in name and "memory" in req else "default"
-        w = wl(name, cq_name, ns="", priority=prio, **req)
+        w = wl(name, cq_name, PodSet("main", 1, req), ns="", priority=prio)
         objs.append(admit(w, cq_name, flavor, reserved_at=t.get(name, 100.0)))
     objs.append(incoming)
     return preempted(schedule_cycle(world(objs)))
 
 
-CASES = {
+CASES: dict[str, tuple[Admitted, Workload, dict[str, str]]] = {
     "preempt lowest priority": (
         [
             ("low", -1, "standalone", {"cpu": 2}),

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from gpuplane.kueue import LabelSelector, LocalQueue, Namespace, ResourceFlavor, Snapshot, schedule_cycle
+from gpuplane.kueue import (
+    CycleResult,
+    LabelSelector,
+    LocalQueue,
+    Namespace,
+    ResourceFlavor,
+    Snapshot,
+    schedule_cycle,
+)
 from gpuplane.kueue.objects import SelectorRequirement
 
 from .kueue_builders import admit, cq, group, ps, wl
@@ -69,15 +77,15 @@ def base(*extra: object, fair: bool = False) -> list[object]:
     return objs
 
 
-def run(objs: list[object], fair: bool = False) -> tuple[Snapshot, object]:
+def run(objs: list[object], fair: bool = False) -> tuple[Snapshot, CycleResult]:
     snap = Snapshot.from_objects(objs, fair_sharing=fair)
     snap.now = 100.0
     return snap, schedule_cycle(snap, explain_pending=True)
 
 
-def flavors_of(result: object) -> dict[str, dict[str, str]]:
+def flavors_of(result: CycleResult) -> dict[str, dict[str, str]]:
     out = {}
-    for a in result.admitted:  # type: ignore[attr-defined]
+    for a in result.admitted:
         merged: dict[str, str] = {}
         for p in a.pod_sets:
             merged.update({f"{p.name}.{r}": f for r, f in p.flavors.items()})
@@ -256,8 +264,9 @@ def test_no_overadmission_while_borrowing() -> None:
     existing = wl(
         "existing", "", ps("borrow-on-demand", 51, cpu=1), ps("use-all-spot", 100, cpu=1), ns="eng-gamma"
     )
-    admit(existing, "eng-gamma", "on-demand")
-    existing.admission.pod_set_assignments[1].flavors = {"cpu": "spot"}  # type: ignore[union-attr]
+    admission = admit(existing, "eng-gamma", "on-demand").admission
+    assert admission is not None
+    admission.pod_set_assignments[1].flavors = {"cpu": "spot"}
     snap, r = run(
         base(
             gamma,
@@ -546,10 +555,9 @@ def test_second_preemption_skipped_when_shared_limited_resource_cannot_fit_both(
 
 
 def test_multiple_preemptions_within_cluster_queues_with_fair_sharing() -> None:
-    pol = {"within": "LowerPriority", "reclaim": ""}
     objs: list[object] = [
-        cq(f"other-{n}", group(("default", {"cpu": 2})), cohort="other", **pol)
-        for n in ("alpha", "beta", "gamma")  # type: ignore[arg-type]
+        cq(f"other-{n}", group(("default", {"cpu": 2})), cohort="other", within="LowerPriority", reclaim="")
+        for n in ("alpha", "beta", "gamma")
     ]
     objs += [cq("resource-bank", group(("default", {"cpu": 3})), cohort="other")]
     for n in ("alpha", "beta", "gamma"):
@@ -563,7 +571,7 @@ def test_multiple_preemptions_within_cluster_queues_with_fair_sharing() -> None:
     assert set(where(snap).values()) == {"heap"}
 
 
-def _lending(reclaim: str) -> tuple[Snapshot, object]:
+def _lending(reclaim: str) -> tuple[Snapshot, CycleResult]:
     return run(
         base(
             cq("ClusterQueueA", group(("on-demand", {"gpu": 2})), cohort="root", reclaim=reclaim),

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from gpuplane.errors import InputError
-from gpuplane.kueue import parse_objects, run_explain, to_json
+from gpuplane.kueue import Workload, parse_objects, run_explain, to_json
 from gpuplane.kueue.load import load_paths
 from gpuplane.kueue.quantity import QuantityError, parse_quantity
 from gpuplane.limits import limits
@@ -86,8 +86,8 @@ def test_resource_usage_of_1e400_is_the_workloads_problem_not_a_crash() -> None:
         }
     }
     parsed = parse_objects([cq(), workload({"count": 1}, admitted)], "objects.yaml")
-    (wl,) = [o for o in parsed.objects if type(o).__name__ == "Workload"]
-    assert "status.admission.podSetAssignments.0.resourceUsage.cpu" in wl.problem
+    (wl,) = [o for o in parsed.objects if isinstance(o, Workload)]
+    assert wl.problem is not None and "status.admission.podSetAssignments.0.resourceUsage.cpu" in wl.problem
     snap, results = run_explain(parsed, cycles=1)
     assert to_json(snap, results)["cycles"]
 
@@ -106,6 +106,7 @@ def test_a_pod_count_that_is_not_a_small_integer_is_the_workloads_problem(
 ) -> None:
     parsed = parse_objects([workload({"count": count})], "objects.yaml")
     (wl,) = parsed.objects
+    assert isinstance(wl, Workload) and wl.problem is not None
     assert f"spec.podSets.0.count: {message}" in wl.problem
 
 
@@ -182,5 +183,5 @@ def test_pod_sets_or_device_class_names_that_are_not_lists_are_skipped_not_a_cra
         "resources": {"deviceClassMappings": [{"name": "gpu", "deviceClassNames": 5}]},
     }
     parsed = parse_objects([cq(), wl, config], "objects.yaml")
-    (loaded,) = [o for o in parsed.objects if type(o).__name__ == "Workload"]
+    (loaded,) = [o for o in parsed.objects if isinstance(o, Workload)]
     assert loaded.pod_sets == []

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+from gpuplane.kueue import Snapshot, schedule_cycle
 from gpuplane.kueue import resource_node as rn
-from gpuplane.kueue import schedule_cycle
 
 from .kueue_builders import admit, admitted_keys, cohort, cq, flavors, group, wl, world
 
 FR = ("default", "gpu")
 
 
-def _tree(*objs: object) -> object:
+def _tree(*objs: object) -> Snapshot:
     return world([*flavors("default"), *objs])
 
 

@@ -7,13 +7,14 @@ import pytest
 from gpuplane.errors import UsageError
 from gpuplane.sim.admitters import (
     AdmissionSetup,
+    AdmitterFactory,
     CycleOutcome,
     admitter_factory,
     admitter_names,
     register_admitter,
 )
 from gpuplane.sim.config import SimConfig
-from gpuplane.sim.engine import livelock_guard
+from gpuplane.sim.engine import Outcome, livelock_guard
 from gpuplane.sim.kueue_admitter import KueueAdmitter
 from gpuplane.sim.replay import simulate_objects
 from gpuplane.traces import PodSet, Workload
@@ -32,11 +33,11 @@ def jobs(n: int) -> list[Workload]:
     ]
 
 
-def run(admitter: object, n: int):  # type: ignore[no-untyped-def]
+def run(admitter: str | AdmitterFactory, n: int) -> Outcome:
     objects = [flavor("gpu"), cluster_queue("t", {"gpu": {GPU: 8}}), local_queue("t")]
     return simulate_objects(
         [pool(min_nodes=0, max_nodes=4)], [team("t")], objects, jobs(n), QUIET, admitter=admitter
-    )  # type: ignore[arg-type]
+    )
 
 
 def test_kueue_is_the_registered_default() -> None:

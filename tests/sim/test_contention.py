@@ -3,10 +3,13 @@ MIG slices not at all. Expected times are worked out by hand from rate(k) = 1 / 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from gpuplane.sim.config import SimConfig
 from gpuplane.sim.contention import work_rate
+from gpuplane.sim.engine import Outcome
 from gpuplane.sim.replay import simulate_objects
 from gpuplane.sim.state import IDLE, USEFUL
 from gpuplane.traces import PodSet, Workload
@@ -14,7 +17,7 @@ from gpuplane.traces import PodSet, Workload
 from .helpers import cluster_queue, flavor, local_queue, pool, team
 
 GPU = "nvidia.com/gpu"
-QUIET = {"spot_evictions_per_node_hour": 0.0, "node_failures_per_node_hour": 0.0}
+QUIET = SimConfig(spot_evictions_per_node_hour=0.0, node_failures_per_node_hour=0.0)
 
 
 def shared_job(wid: str, submit: float, seconds: float) -> Workload:
@@ -31,11 +34,11 @@ def shared_job(wid: str, submit: float, seconds: float) -> Workload:
     )
 
 
-def run(jobs: list[Workload], sharing: str, **config: float):  # type: ignore[no-untyped-def]
+def run(jobs: list[Workload], sharing: str, config: SimConfig = QUIET) -> Outcome:
     # One node with one GPU split into 2 replicas: both jobs land on the same physical GPU.
     gpu = pool(gpus=1, per_gpu={GPU: 2}, min_nodes=1, max_nodes=1, sharing=sharing)
     objects = [flavor("gpu"), cluster_queue("t", {"gpu": {GPU: 2}}), local_queue("t")]
-    return simulate_objects([gpu], [team("t")], objects, jobs, SimConfig(**QUIET, **config))  # type: ignore[arg-type]
+    return simulate_objects([gpu], [team("t")], objects, jobs, config)
 
 
 def test_rate_is_one_over_one_plus_interference_per_extra_sharer() -> None:
@@ -64,7 +67,7 @@ def test_mps_clients_keep_their_speed_by_default_and_slow_by_the_configured_fact
     jobs = [shared_job("a", 0.0, 3600.0), shared_job("b", 0.0, 3600.0)]
     assert [r.end for r in run(jobs, "mps").runs] == [3600.0, 3600.0]
     # s = 0.5: two busy clients run at 1 / 1.5 each: 3600 s of work take 5400 s.
-    assert [r.end for r in run(jobs, "mps", mps_interference=0.5).runs] == [5400.0, 5400.0]
+    assert [r.end for r in run(jobs, "mps", replace(QUIET, mps_interference=0.5)).runs] == [5400.0, 5400.0]
 
 
 def test_exclusive_and_mig_gpus_are_isolated() -> None:
@@ -75,4 +78,7 @@ def test_exclusive_and_mig_gpus_are_isolated() -> None:
 
 def test_time_slicing_interference_zero_turns_contention_off() -> None:
     jobs = [shared_job("a", 0.0, 3600.0), shared_job("b", 0.0, 3600.0)]
-    assert [r.end for r in run(jobs, "time-slicing", time_slicing_interference=0.0).runs] == [3600.0, 3600.0]
+    assert [r.end for r in run(jobs, "time-slicing", replace(QUIET, time_slicing_interference=0.0)).runs] == [
+        3600.0,
+        3600.0,
+    ]

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from gpuplane.sim.config import NodeLoss, SimConfig
+from gpuplane.sim.engine import Outcome
 from gpuplane.sim.replay import simulate_objects
 from gpuplane.sim.state import LOST, USEFUL
 from gpuplane.traces import Checkpoint, PodSet, Workload
 
 from .helpers import cluster_queue, flavor, local_queue, pool, team
 
-NO_RANDOM = {"spot_evictions_per_node_hour": 0.0, "node_failures_per_node_hour": 0.0}
+NO_RANDOM = SimConfig(spot_evictions_per_node_hour=0.0, node_failures_per_node_hour=0.0)
 
 
 def job(wid: str, submit: float, pods: int, hours: float, ckpt: Checkpoint | None = None) -> Workload:
@@ -31,16 +34,16 @@ def two_nodes_three_gangs() -> tuple[list[Workload], SimConfig]:
         job("j2", 0, 1, 1.0),
         job("j3", 600, 2, 0.5),
     ]
-    config = SimConfig(
+    config = replace(
+        NO_RANDOM,
         provisioning_delay_s=600,
         scale_down_unneeded_s=600,
         node_losses=(NodeLoss(4000, "gpu-0", "spot"),),
-        **NO_RANDOM,
     )
     return jobs, config
 
 
-def run(jobs: list[Workload], config: SimConfig):  # type: ignore[no-untyped-def]
+def run(jobs: list[Workload], config: SimConfig) -> Outcome:
     objects = [flavor("gpu"), cluster_queue("team-a", {"gpu": {"nvidia.com/gpu": 16}}), local_queue("team-a")]
     return simulate_objects([pool(min_nodes=2, max_nodes=3)], [team("team-a")], objects, jobs, config)
 
@@ -79,7 +82,7 @@ def test_ledger_splits_held_time_exactly() -> None:
 
 def test_without_eviction_job_finishes_with_all_checkpoint_writes() -> None:
     jobs, _config = two_nodes_three_gangs()
-    quiet = SimConfig(provisioning_delay_s=600, scale_down_unneeded_s=600, **NO_RANDOM)
+    quiet = replace(NO_RANDOM, provisioning_delay_s=600, scale_down_unneeded_s=600)
     out = run(jobs, quiet)
     j1, _j2, j3 = out.runs
     assert j1.end == 7200 + 3 * 60

@@ -4,6 +4,7 @@ nodes a pool starts with are ready (and billed) from t=0. Expected times are wor
 from __future__ import annotations
 
 from gpuplane.sim.config import SimConfig
+from gpuplane.sim.engine import Outcome
 from gpuplane.sim.replay import simulate_objects
 from gpuplane.traces import PodSet, Workload
 
@@ -25,7 +26,7 @@ def one_gpu_job(i: int, submit: float = 0.0, hours: float = 1.0) -> Workload:
     )
 
 
-def run(jobs: list[Workload], quota: int, nodes: int, config: SimConfig = QUIET):  # type: ignore[no-untyped-def]
+def run(jobs: list[Workload], quota: int, nodes: int, config: SimConfig = QUIET) -> Outcome:
     objects = [flavor("gpu"), cluster_queue("t", {"gpu": {GPU: quota}}), local_queue("t")]
     return simulate_objects([pool(min_nodes=nodes, max_nodes=nodes)], [team("t")], objects, jobs, config)
 

@@ -7,6 +7,7 @@ import pytest
 from gpuplane.costs import Overheads
 from gpuplane.errors import UsageError
 from gpuplane.sim.config import SimConfig, parse_units
+from gpuplane.sim.engine import Outcome
 from gpuplane.sim.metrics import percentile, summarize
 from gpuplane.sim.replay import simulate_objects
 from gpuplane.traces import PodSet, Workload
@@ -16,7 +17,7 @@ from .helpers import cluster_queue, flavor, local_queue, pool, team
 GPU = "nvidia.com/gpu"
 
 
-def run(config: SimConfig):  # type: ignore[no-untyped-def]
+def run(config: SimConfig) -> Outcome:
     jobs = [
         Workload(
             id="t",

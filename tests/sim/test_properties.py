@@ -16,14 +16,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gpuplane.sim.admitters import AdmissionSetup, admitter_factory, admitter_names
+from gpuplane.sim.admitters import AdmissionSetup, Admitter, CycleOutcome, admitter_factory, admitter_names
 from gpuplane.sim.cluster import Cluster
 from gpuplane.sim.config import SimConfig
 from gpuplane.sim.engine import Engine
 from gpuplane.sim.kueue_admitter import KueueAdmitter
-from gpuplane.sim.requests import shared_resource
+from gpuplane.sim.requests import PodRequest, shared_resource
 from gpuplane.sim.state import DONE, USEFUL
-from gpuplane.traces import Checkpoint, PodSet, Workload
+from gpuplane.traces import Checkpoint, FinalStatus, PodSet, Workload
 from tests.support import admitters as _test_admitters  # noqa: F401  (registers tests-unlimited)
 
 from .helpers import cluster_queue, flavor, local_queue, pool, team
@@ -84,7 +84,7 @@ def workloads(draw: st.DrawFn, teams: list[str], mig: bool, failures: bool = Tru
             ps = PodSet("p", draw(st.integers(1, 2)), 1.0, mig_profile=prof)
         else:
             ps = PodSet("p", draw(st.integers(1, 3)), float(draw(st.sampled_from([1, 2, 4, 8]))))
-        status = (
+        status: FinalStatus = (
             draw(st.sampled_from(["completed", "completed", "failed", "killed"])) if failures else "completed"
         )
         out.append(
@@ -136,7 +136,7 @@ class Watched:
     the engine makes, that no device unit is held twice, that Kueue's quota holds, and that time
     never goes backwards; it counts each workload's finish."""
 
-    def __init__(self, inner: Any, platform: dict[str, Any]) -> None:
+    def __init__(self, inner: Admitter, platform: dict[str, Any]) -> None:
         self.inner = inner
         self.notes = inner.notes
         self.platform = platform
@@ -149,7 +149,14 @@ class Watched:
         if self.cluster is not None:
             check_devices(self.cluster)
 
-    def submit(self, wl: int, workload: Workload, requests: Any, pools: Any, now: float) -> None:
+    def submit(
+        self,
+        wl: int,
+        workload: Workload,
+        requests: tuple[PodRequest, ...],
+        pools: tuple[int, ...],
+        now: float,
+    ) -> None:
         self._check(now)
         self.inner.submit(wl, workload, requests, pools, now)
 
@@ -162,7 +169,7 @@ class Watched:
         self._check(now)
         self.inner.release(wl, now)
 
-    def cycle(self, now: float) -> Any:
+    def cycle(self, now: float) -> CycleOutcome:
         self._check(now)
         out = self.inner.cycle(now)
         if isinstance(self.inner, KueueAdmitter):
@@ -170,10 +177,10 @@ class Watched:
         return out
 
     def tolerations(self, pool: int) -> frozenset[tuple[str, str]]:
-        return self.inner.tolerations(pool)  # type: ignore[no-any-return]
+        return self.inner.tolerations(pool)
 
     def pending_reasons(self) -> dict[int, str]:
-        return self.inner.pending_reasons()  # type: ignore[no-any-return]
+        return self.inner.pending_reasons()
 
 
 def check_devices(cluster: Cluster) -> None:

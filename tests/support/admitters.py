@@ -29,7 +29,7 @@ class Unlimited:
         pass
 
     def cycle(self, now: float) -> CycleOutcome:
-        admitted = [(wl, (p,)) for wl, p in self.new]
+        admitted: list[tuple[int, tuple[int, ...]]] = [(wl, (p,)) for wl, p in self.new]
         self.new.clear()
         return CycleOutcome(admitted=admitted, ran=bool(admitted))
 

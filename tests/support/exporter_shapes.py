@@ -103,9 +103,9 @@ def ksm_pods(t: Table, out: Emitter) -> None:
             "image_id": f"{pod.image}@sha256:0",
         }
         out.add("kube_pod_container_info", info, pod.created, gone, 1)
-        labels = _allowed(pod.labels, t.pod_label_allowlist)
-        if labels is not None:
-            out.add("kube_pod_labels", {**ident, **labels}, pod.created, gone, 1)
+        pod_labels = _allowed(pod.labels, t.pod_label_allowlist)
+        if pod_labels is not None:
+            out.add("kube_pod_labels", {**ident, **pod_labels}, pod.created, gone, 1)
         out.add("kube_pod_created", ident, pod.created, gone, pod.created)
 
 
@@ -280,8 +280,8 @@ def kueue(t: Table, out: Emitter) -> None:
         for admission in sorted(t.admissions, key=lambda a: a.at):
             if lo <= admission.at < hi:
                 children[(admission.queue, admission.priority_class)].append(admission)
-        for (queue, priority), events in children.items():
-            labels = {"cluster_queue": queue, "priority_class": priority, **role}
+        for (queue_name, priority), events in children.items():
+            labels = {"cluster_queue": queue_name, "priority_class": priority, **role}
             _histogram(t, out, labels, events, hi)
 
 

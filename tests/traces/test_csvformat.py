@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from gpuplane.errors import InputError
 from gpuplane.traces import (
     COLUMNS,
+    FINAL_STATUSES,
     Checkpoint,
     PodSet,
     Workload,
@@ -102,7 +103,7 @@ def _workloads(draw: st.DrawFn) -> Workload:
         )
         for n in draw(st.lists(_names, min_size=1, max_size=3, unique=True))
     )
-    status = draw(st.sampled_from(["completed", "failed", "killed"]))
+    status = draw(st.sampled_from(FINAL_STATUSES))
     frac = 1.0 if status == "completed" else draw(st.floats(min_value=1e-6, max_value=1.0))
     fixed = draw(st.booleans())
     cp = draw(st.none() | st.builds(Checkpoint, st.floats(1, 1e5), _secs, _secs))
@@ -118,7 +119,7 @@ def _workloads(draw: st.DrawFn) -> Workload:
         draw(st.integers(-1000, 10**6)),
         cp,
         status,
-        frac,  # type: ignore[arg-type]
+        frac,
         draw(st.none() | st.just("A100|H100")),
         draw(st.none() | _names),
     )

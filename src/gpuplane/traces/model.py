@@ -16,7 +16,7 @@ WorkloadClass = Literal["training", "inference", "batch"]
 FinalStatus = Literal["completed", "failed", "killed"]
 
 WORKLOAD_CLASSES: tuple[str, ...] = get_args(WorkloadClass)
-FINAL_STATUSES: tuple[str, ...] = get_args(FinalStatus)
+FINAL_STATUSES: tuple[FinalStatus, ...] = get_args(FinalStatus)
 
 
 @dataclass(frozen=True, slots=True)
