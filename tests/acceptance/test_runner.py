@@ -141,7 +141,8 @@ def test_the_recorded_run_scores_with_the_hand_made_figures(
     # (1,000 + 2,500 a month, eks-mixed.yaml) prorated over the 1,010 s window (09:02:00 -> 09:18:50)
     prices = load_plan(suite_dir).info["prices"]
     assert figures["cost_total"] == pytest.approx(prices["gpu_hourly"] * 3.4 + 3500 * (1010 / 3600) / 730)
-    assert figures["cluster_cost_per_steps"] == pytest.approx(figures["cost_total"] / 400)
+    cost_total = figures["cost_total"]
+    assert cost_total is not None and figures["cluster_cost_per_steps"] == pytest.approx(cost_total / 400)
     # renting (gpuplane.baselines): 2 pods on their own p5.48xlarge for the kept work, 1,500 x 8
     # GPU-s / 16 GPUs = 750 s, plus 600 s boot, per-second billing with a 60 s minimum (EC2)
     rental = prices["rental"]

@@ -130,9 +130,9 @@ def test_gpu_hours_are_conserved(pods: list[tuple[str, str, float, float, float,
         h = pod.hours
         assert min(h.useful, h.idle, h.unmeasured, h.failed) >= 0
         assert h.allocated == pytest.approx(pod.allocated_h)
-    for pool in result.pools:
-        if pool.hours.allocated <= pool.provisioned_h:
-            assert pool.hours.provisioned == pytest.approx(pool.provisioned_h)
+    for usage in result.pools:
+        if usage.hours.allocated <= usage.provisioned_h:
+            assert usage.hours.provisioned == pytest.approx(usage.provisioned_h)
     assert sum(p.allocated_h for p in result.pods) == pytest.approx(
         sum(p.hours.allocated for p in result.pools)
     )
@@ -141,7 +141,10 @@ def test_gpu_hours_are_conserved(pods: list[tuple[str, str, float, float, float,
 def test_shared_gpu_candidates_are_devices_whose_pods_ran_at_the_same_time() -> None:
     a, b, c = ("n", "a"), ("n", "b"), ("n", "c")
     spans = {a: (0.0, 100.0), b: (50.0, 150.0), c: (150.0, 200.0)}
-    holders = {("h", "", "GPU-1", "", "", ""): {a, b}, ("h", "", "GPU-2", "", "", ""): {b, c}}
+    holders: dict[tuple[str, ...], set[tuple[str, str]]] = {
+        ("h", "", "GPU-1", "", "", ""): {a, b},
+        ("h", "", "GPU-2", "", "", ""): {b, c},
+    }
     assert list(candidates(holders, spans, 30.0)) == [
         ("h", "", "GPU-1", "", "", "")
     ]  # b then c: one after the other

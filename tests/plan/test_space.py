@@ -8,7 +8,7 @@ import pytest
 
 from gpuplane.catalog import load_catalog
 from gpuplane.errors import InputError
-from gpuplane.plan.space import derive_space
+from gpuplane.plan.space import PoolChoice, SearchSpace, derive_space
 from gpuplane.plan.spacefile import parse_space_file
 from gpuplane.sharing.mig import maximal_layouts
 from gpuplane.sim.whatif import builtin_spec
@@ -17,7 +17,7 @@ from gpuplane.spec import load_spec
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _candidates(space, pool):  # type: ignore[no-untyped-def]
+def _candidates(space: SearchSpace, pool: str) -> tuple[PoolChoice, ...]:
     return space.candidates[space.pools.index(pool)]
 
 

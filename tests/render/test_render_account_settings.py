@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 import yaml
@@ -19,28 +20,37 @@ import yaml
 from gpuplane.account import queries
 from gpuplane.render import monitoring, operator
 from gpuplane.render.assemble import render_all
+from gpuplane.spec import PlatformSpec
 from gpuplane.vocab import CLOUD_NODE_POOL_LABELS, ksm_label
 from tests.render.render_helpers import SMALL_SPEC, small_spec, spec_from
 
 VIRTUAL = {"name": "KUBERNETES_VIRTUAL_GPUS", "value": "true"}
 
 
+def _dcgm_values(spec: PlatformSpec) -> dict[str, Any]:
+    """The GPU Operator chart's `dcgmExporter` values render writes for `spec`."""
+    values = operator.operator_values(spec)
+    assert values is not None
+    dcgm: dict[str, Any] = values["dcgmExporter"]
+    return dcgm
+
+
 @pytest.mark.parametrize("provider", ["aks", "gke", "eks", "generic"])
 def test_time_slicing_turns_on_one_dcgm_series_per_sharing_pod(provider: str) -> None:
-    values = operator.operator_values(small_spec(provider))  # the small spec has a time-sliced T4 pool
-    assert VIRTUAL in values["dcgmExporter"]["env"]
-    assert values["dcgmExporter"]["serviceMonitor"]["honorLabels"] is True
+    dcgm = _dcgm_values(small_spec(provider))  # the small spec has a time-sliced T4 pool
+    assert VIRTUAL in dcgm["env"]
+    assert dcgm["serviceMonitor"]["honorLabels"] is True
 
 
 def test_mps_pools_get_it_too_and_pools_that_share_nothing_do_not() -> None:
     mps = spec_from(
         SMALL_SPEC.replace("sharing: {mode: time-slicing, replicas: 4}", "sharing: {mode: mps, replicas: 4}")
     )
-    assert VIRTUAL in operator.operator_values(mps)["dcgmExporter"]["env"]
+    assert VIRTUAL in _dcgm_values(mps)["env"]
     unshared = spec_from(
         SMALL_SPEC.replace("sharing: {mode: time-slicing, replicas: 4}", "sharing: {mode: exclusive}")
     )
-    assert "env" not in operator.operator_values(unshared)["dcgmExporter"]
+    assert "env" not in _dcgm_values(unshared)
 
 
 def test_env_entries_are_kubernetes_env_vars() -> None:
@@ -54,7 +64,7 @@ def test_env_entries_are_kubernetes_env_vars() -> None:
 def _allowlisted(resource: str) -> list[str]:
     result = render_all(spec_from(SMALL_SPEC))
     ksm = yaml.safe_load(result.files["monitoring/kube-state-metrics-values.yaml"])
-    entry = next(e for e in ksm["metricLabelsAllowlist"] if e.startswith(f"{resource}=["))
+    entry: str = next(e for e in ksm["metricLabelsAllowlist"] if e.startswith(f"{resource}=["))
     return entry.removeprefix(f"{resource}=[").removesuffix("]").split(",")
 
 
