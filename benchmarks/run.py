@@ -10,11 +10,12 @@ import importlib.util
 import sys
 import time
 from pathlib import Path
+from types import ModuleType
 
 HERE = Path(__file__).resolve().parent
 
 
-def _load(path: Path):  # type: ignore[no-untyped-def]
+def _load(path: Path) -> ModuleType:
     spec = importlib.util.spec_from_file_location(path.stem, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -26,7 +26,7 @@ from gpuplane.baselines import (
 from gpuplane.errors import UsageError
 from gpuplane.sim.whatif import builtin_spec
 from gpuplane.spec import load_spec
-from gpuplane.traces import PodSet, Workload
+from gpuplane.traces import FinalStatus, PodSet, Workload, WorkloadClass
 
 REPO = Path(__file__).resolve().parents[1]
 EXACT = BillingRule("generic", 0.0, 1.0, "test")
@@ -42,7 +42,12 @@ T4_1 = VmOffer("t4-1", "T4", 1, 0.5, "test")
 
 
 def _workload(
-    wid: str, pods: tuple[PodSet, ...], *, seconds: float, klass: str = "training", status: str = "completed"
+    wid: str,
+    pods: tuple[PodSet, ...],
+    *,
+    seconds: float,
+    klass: WorkloadClass = "training",
+    status: FinalStatus = "completed",
 ) -> Workload:
     gpus = sum(ps.count * ps.gpus_per_pod for ps in pods)
     work = (seconds * gpus, None) if klass != "inference" else (None, seconds)
@@ -51,12 +56,12 @@ def _workload(
         id=wid,
         team="t",
         queue="t",
-        klass=klass,  # type: ignore[arg-type]
+        klass=klass,
         submit=0.0,
         pod_sets=pods,
         work_gpu_seconds=work[0],
         run_time=work[1],
-        final_status=status,  # type: ignore[arg-type]
+        final_status=status,
         end_at_fraction=fraction,
     )
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from gpuplane.acceptance.options import SuiteOptions
 from gpuplane.acceptance.suite import Suite, render_suite
@@ -26,25 +28,25 @@ def example_pools() -> list[tuple[Path, str]]:
     return out
 
 
-def options_for(spec: PlatformSpec, pool: str, **extra: object) -> SuiteOptions:
-    """Options that render for `pool`: one MIG resource chosen where the pool offers several."""
+def options_for(spec: PlatformSpec, pool: str, **extra: Any) -> SuiteOptions:
+    """Options that render for `pool`: one MIG resource chosen where the pool offers several;
+    `extra` sets further SuiteOptions fields."""
     from gpuplane.spec import derived
 
     node_pool = spec.pool(pool)
     assert node_pool is not None
     resources = sorted(derived.resources_per_node(node_pool))
-    values: dict[str, object] = {
-        "pool": pool,
-        "image": IMAGE,
-        "command": ("torchrun", "--nproc-per-node=8", "train.py", "--config", "prod.yaml"),
-        "dataset": "s3://datasets/sample/",
-        "weights": "https://models.example.com/base/model.safetensors",
-        "resource": resources[0] if len(resources) > 1 else None,
-    }
-    values.update(extra)
-    return SuiteOptions(**values)  # type: ignore[arg-type]
+    options = SuiteOptions(
+        pool=pool,
+        image=IMAGE,
+        command=("torchrun", "--nproc-per-node=8", "train.py", "--config", "prod.yaml"),
+        dataset="s3://datasets/sample/",
+        weights="https://models.example.com/base/model.safetensors",
+        resource=resources[0] if len(resources) > 1 else None,
+    )
+    return replace(options, **extra)
 
 
-def suite_for(example: Path, pool: str, **extra: object) -> tuple[PlatformSpec, Suite]:
+def suite_for(example: Path, pool: str, **extra: Any) -> tuple[PlatformSpec, Suite]:
     spec = load_spec(example)
     return spec, render_suite(spec, options_for(spec, pool, **extra))

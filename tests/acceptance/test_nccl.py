@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from gpuplane.acceptance.nccl import parse_nccl
+from gpuplane.acceptance.nccl import NcclResult, parse_nccl
 from tests.acceptance.helpers import FIXTURES
 
 NCCL = FIXTURES / "nccl"
 
 
-def _parse(name: str):  # type: ignore[no-untyped-def]
+def _parse(name: str) -> NcclResult:
     return parse_nccl((NCCL / f"{name}.txt").read_text())
 
 

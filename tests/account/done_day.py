@@ -21,6 +21,8 @@ child series born in the window); serving admits nothing (in PromQL its mean is 
 
 from __future__ import annotations
 
+from typing import Any
+
 from tests.support.exporter_series import Admission, Dcgm, Gpu, Node, Pod, Queue, Table
 
 DAY = 1767571200.0  # 2026-01-05T00:00:00Z
@@ -72,11 +74,12 @@ def at(hours: float) -> float:
     return DAY + hours * H
 
 
-def _node(name: str, pool: str, **extra: object) -> Node:
+def _node(name: str, pool: str, **extra: Any) -> Node:
+    """A node of `pool` alive over the whole day; `extra` are further Node fields."""
     labels = {"gpuplane.io/pool": pool, "kubernetes.azure.com/agentpool": pool, "agentpool": pool}
     if pool != "cpu":
         labels["gpuplane.io/accelerator"] = "a100-80gb" if pool != "t4" else "t4"
-    return Node(name, labels, at(-4), at(24), **extra)  # type: ignore[arg-type]
+    return Node(name, labels, at(-4), at(24), **extra)
 
 
 def _labels(team: str = "", queue: str = "", job: str = "") -> dict[str, str]:

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
 
 import httpx
 import pytest
 from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.metrics_core import Metric
 
 from gpuplane.account import output
 from gpuplane.account.compute import account
@@ -82,15 +84,15 @@ def test_any_well_formed_answer_gives_a_result_never_a_traceback(seed: int) -> N
     registry = CollectorRegistry(auto_describe=False)
 
     class Snapshot:
-        def describe(self) -> list[object]:
+        def describe(self) -> list[Metric]:
             return []
 
-        def collect(self) -> object:
+        def collect(self) -> Iterator[Metric]:
             yield from financial_families(result, spec)
             yield from workload_families(result, spec)
             yield from platform_families(result, spec)
 
-    registry.register(Snapshot())  # type: ignore[arg-type]
+    registry.register(Snapshot())
     assert b"gpuplane_provisioned_gpu_hours" in generate_latest(registry)
     for pod in result.pods:
         assert min(pod.useful_h, pod.idle_h, pod.unmeasured_h, pod.failed_h) >= -1e-9, pod

@@ -16,15 +16,19 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from gpuplane.account.prom import MAX_POINTS_PER_QUERY, PromClient, PromError, choose_step
+from gpuplane.account.prom import MAX_ANSWER_BYTES, MAX_POINTS_PER_QUERY, PromClient, PromError, choose_step
 from gpuplane.account.promurl import check_url, redact_text, redact_url
 from gpuplane.errors import EXIT_UPSTREAM, EXIT_USAGE, UsageError
 
 Handler = Callable[[httpx.Request], httpx.Response]
 
 
-def _client(handler: Handler, **options: object) -> PromClient:
-    return PromClient("http://user:secret@prom.test", transport=httpx.MockTransport(handler), **options)  # type: ignore[arg-type]
+def _client(handler: Handler, max_answer_bytes: int = MAX_ANSWER_BYTES) -> PromClient:
+    return PromClient(
+        "http://user:secret@prom.test",
+        transport=httpx.MockTransport(handler),
+        max_answer_bytes=max_answer_bytes,
+    )
 
 
 def _answer(data: object, status: int = 200) -> Handler:

@@ -23,3 +23,9 @@ def audit_yaml(text: str, config: AuditConfig | None = None, file: str = "test.y
 
 def rule_ids(findings: list[Finding]) -> set[str]:
     return {f.rule for f in findings}
+
+
+def line_at(lines: list[str], line: int | None) -> str:
+    """The 1-based `line` of `lines` that a finding or position points at (it must point at one)."""
+    assert line is not None, "no line"
+    return lines[line - 1]

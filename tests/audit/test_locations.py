@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.audit.helpers import RULE_FIXTURES, audit_files, audit_yaml
+from tests.audit.helpers import RULE_FIXTURES, audit_files, audit_yaml, line_at
 
 
 def _line_col(text: str, needle: str, occurrence: int = 0) -> tuple[int, int]:
@@ -32,7 +32,7 @@ def test_position_in_second_document_counts_lines_from_the_file_start() -> None:
     )
     f = next(f for f in audit_yaml(text) if f.rule == "GPU010")
     assert (f.line, f.column) == _line_col(text, "ghcr.io/huggingface/text-generation-inference")
-    assert text.splitlines()[f.line - 1][f.column - 1 :].startswith("ghcr.io")  # type: ignore[operator]
+    assert f.column is not None and line_at(text.splitlines(), f.line)[f.column - 1 :].startswith("ghcr.io")
 
 
 def test_pool_finding_points_at_the_json_field() -> None:

@@ -11,7 +11,7 @@ from gpuplane.audit import read_path, read_text
 from gpuplane.audit.readers.split import chunks
 from gpuplane.errors import InputError
 from gpuplane.limits import limits
-from tests.audit.helpers import RULE_FIXTURES, audit_yaml, rule_ids
+from tests.audit.helpers import RULE_FIXTURES, audit_yaml, line_at, rule_ids
 
 
 def test_multi_document_text_yields_every_object() -> None:
@@ -137,4 +137,4 @@ def test_cluster_describe_outputs_carry_their_pools(tmp_path: Path) -> None:
     ]
     h100 = next(p for p in pools if p.name == "h100")
     text = (tmp_path / "aks-show.json").read_text().splitlines()
-    assert '"availabilityZones"' in text[h100.pos("zones")[0] - 1]  # type: ignore[operator]
+    assert '"availabilityZones"' in line_at(text, h100.pos("zones")[0])

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gpuplane.audit import Finding
-from tests.audit.helpers import FIXTURES, audit_files, audit_yaml, rule_ids
+from tests.audit.helpers import FIXTURES, audit_files, audit_yaml, line_at, rule_ids
 
 REALISTIC = FIXTURES / "realistic"
 
@@ -50,7 +50,7 @@ def test_kserve_multinode_worker_spec_is_audited() -> None:
     assert len(gpu001) == 1 and "worker-container" in gpu001[0].message
     assert any("worker-container" in f.message for f in _by(findings, "GPU009"))
     lines = (REALISTIC / "kserve-multinode.yaml").read_text().splitlines()
-    assert "nvidia.com/gpu" in lines[gpu001[0].line - 1]  # type: ignore[operator]
+    assert "nvidia.com/gpu" in line_at(lines, gpu001[0].line)
 
 
 def test_unnamed_kserve_runtime_container_is_called_kserve_container() -> None:
@@ -139,7 +139,7 @@ def test_trainjob_on_spot_through_pod_overrides_needs_checkpoints() -> None:
     path = REALISTIC / "trainjob-spot.yaml"
     hits = _by(audit_files(path), "GPU019")
     assert len(hits) == 1
-    assert "capacityType" in path.read_text().splitlines()[hits[0].line - 1]  # type: ignore[operator]
+    assert "capacityType" in line_at(path.read_text().splitlines(), hits[0].line)
 
 
 def test_trainjob_on_spot_with_a_checkpoint_volume_is_fine() -> None:

@@ -8,13 +8,13 @@ from importlib.resources import files
 import jsonschema
 import pytest
 
-from gpuplane.audit import rules, to_json, to_sarif, to_table
+from gpuplane.audit import Finding, rules, to_json, to_sarif, to_table
 from tests.audit.helpers import RULE_FIXTURES, audit_files
 
 REQUIRED = {"rule", "severity", "kind", "namespace", "name", "file", "line", "column", "message"}
 
 
-def _findings() -> list:  # type: ignore[type-arg]
+def _findings() -> list[Finding]:
     return audit_files(RULE_FIXTURES / "GPU001" / "fail.yaml", RULE_FIXTURES / "GPU016" / "fail.json")
 
 

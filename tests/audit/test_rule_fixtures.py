@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from gpuplane.audit import rules
-from tests.audit.helpers import FIXTURES, RULE_FIXTURES, audit_files, rule_ids
+from tests.audit.helpers import FIXTURES, RULE_FIXTURES, audit_files, line_at, rule_ids
 
 RULE_IDS = [r.id for r in rules()]
 CASES = sorted(p for p in RULE_FIXTURES.glob("GPU*/*") if p.is_file())
@@ -37,8 +37,8 @@ def test_platform_spec_pools_raise_pool_rules_with_spec_positions() -> None:
     assert {"GPU008", "GPU016", "GPU018", "GPU023", "GPU021", "GPU022", "GPU025"} <= set(by_rule)
     lines = spec.read_text().splitlines()
     # GPU016 points at the batch pool's minNodes line, GPU018 at the single-zone list.
-    assert "minNodes: 1" in lines[by_rule["GPU016"].line - 1]  # type: ignore[operator]
-    assert "zones:" in lines[by_rule["GPU018"].line - 1]  # type: ignore[operator]
+    assert "minNodes: 1" in line_at(lines, by_rule["GPU016"].line)
+    assert "zones:" in line_at(lines, by_rule["GPU018"].line)
     assert by_rule["GPU016"].file == str(spec)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -85,7 +86,7 @@ def test_nesting_and_huge_integers_are_stated_limits(files: dict[str, Path], tmp
     assert line.startswith(f"{deep_map}:1:") and "nesting" in line
 
 
-def kueue_objects() -> list[dict[str, object]]:
+def kueue_objects() -> list[dict[str, Any]]:
     path = sorted(KUEUE.glob("*/objects.yaml"))[0]
     return [d for d in yaml.safe_load_all(path.read_text()) if d]
 
@@ -93,13 +94,13 @@ def kueue_objects() -> list[dict[str, object]]:
 def test_kueue_numbers_that_overflow_are_located(tmp_path: Path) -> None:
     objects = kueue_objects()
     cq = next(o for o in objects if o["kind"] == "ClusterQueue")
-    cq["spec"]["fairSharing"] = {"weight": "1e400"}  # type: ignore[index]
+    cq["spec"]["fairSharing"] = {"weight": "1e400"}
     path = tmp_path / "kueue.yaml"
     path.write_text(yaml.safe_dump_all(objects))
     line = assert_one_error(gpuplane("explain", "-f", path))
     assert line.startswith(f"{path}:") and "spec.fairSharing.weight: quantity '1e400' is larger" in line
-    cq["spec"]["fairSharing"] = {"weight": 1}  # type: ignore[index]
-    cq["spec"]["cohort"] = ["a", "list"]  # type: ignore[index]
+    cq["spec"]["fairSharing"] = {"weight": 1}
+    cq["spec"]["cohort"] = ["a", "list"]
     path.write_text(yaml.safe_dump_all(objects))
     assert "spec.cohort: expected a name" in assert_one_error(gpuplane("explain", "-f", path))
 

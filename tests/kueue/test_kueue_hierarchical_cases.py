@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-from gpuplane.kueue import schedule_cycle
+from gpuplane.kueue import ClusterQueue, ResourceGroup, schedule_cycle
 
 from .kueue_builders import admit, cohort, cq, flavors, group, preempted, wl, world
 
 ZERO = group(("default", {"cpu": 0}))
-POL = {"within": "LowerPriority", "reclaim": "Any"}
+
+
+def _cq(
+    name: str, quota: ResourceGroup, cohort: str, *, bwc: str = "Never", threshold: int | None = None
+) -> ClusterQueue:
+    """A ClusterQueue with the cases' policy: LowerPriority within itself, Any in its cohort."""
+    return cq(name, quota, cohort=cohort, within="LowerPriority", reclaim="Any", bwc=bwc, threshold=threshold)
 
 
 def _tree(*extra: object) -> list[object]:
@@ -15,8 +21,8 @@ def _tree(*extra: object) -> list[object]:
         *flavors("default"),
         cohort("r"),
         cohort("c", group(("default", {"cpu": 2})), parent="r"),
-        cq("q", ZERO, cohort="c", **POL),  # type: ignore[arg-type]
-        cq("q_borrowing", ZERO, cohort="r", **POL),  # type: ignore[arg-type]
+        _cq("q", ZERO, cohort="c"),
+        _cq("q_borrowing", ZERO, cohort="r"),
         *extra,
     ]
 
@@ -41,7 +47,7 @@ def test_preempt_with_hierarchical_advantage() -> None:
 
 
 def test_avoid_queues_within_nominal_quota() -> None:
-    objs = _tree(cq("q_nominal", group(("default", {"cpu": 2})), cohort="r", **POL))  # type: ignore[arg-type]
+    objs = _tree(_cq("q_nominal", group(("default", {"cpu": 2})), cohort="r"))
     got = _run(objs, [("admitted1", "q_nominal", -10, 2), ("admitted2", "q_borrowing", 0, 2)], (0, 2))
     assert got == {"/admitted2": "InCohortReclamation"}
 
@@ -56,8 +62,8 @@ def test_preempt_in_cohort_and_own_cluster_queue() -> None:
         *flavors("default"),
         cohort("r"),
         cohort("c", group(("default", {"cpu": 3})), parent="r"),
-        cq("q", ZERO, cohort="c", bwc="LowerPriority", threshold=0, **POL),  # type: ignore[arg-type]
-        cq("q_same_cohort", ZERO, cohort="c", **POL),  # type: ignore[arg-type]
+        _cq("q", ZERO, cohort="c", bwc="LowerPriority", threshold=0),
+        _cq("q_same_cohort", ZERO, cohort="c"),
     ]
     admitted = [
         ("admitted_not_preemptible", "q_same_cohort", 1, 1),

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from gpuplane.errors import UsageError
@@ -15,11 +13,18 @@ from gpuplane.traces import PodSet, Workload
 TEAMS = ["team-a", "team-b"]
 
 
-def _result(cost: float | None = 1.0, a90: float = 60.0, b90: float = 120.0, **kw: object) -> DesignResult:
-    base = DesignResult(
+def _result(
+    cost: float | None = 1.0,
+    a90: float = 60.0,
+    b90: float = 120.0,
+    *,
+    completed_share: float = 0.98,
+    seed: int = 0,
+) -> DesignResult:
+    return DesignResult(
         design="d",
         fraction=1.0,
-        seed=0,
+        seed=seed,
         cost_per_unit=cost,
         total_cost=100.0,
         accepted_units=100.0,
@@ -27,7 +32,7 @@ def _result(cost: float | None = 1.0, a90: float = 60.0, b90: float = 120.0, **k
         class_waits=(Waits("training", 20, 0.0, 90.0, 180.0),),
         availability=0.999,
         services=2,
-        completed_share=0.98,
+        completed_share=completed_share,
         workloads=20,
         unfinished=0,
         rejected=0,
@@ -39,7 +44,6 @@ def _result(cost: float | None = 1.0, a90: float = 60.0, b90: float = 120.0, **k
         api_per_unit=None,
         api_cost=0.0,
     )
-    return replace(base, **kw)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(

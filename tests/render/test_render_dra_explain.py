@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from typer.testing import CliRunner
 
@@ -55,12 +56,12 @@ spec:
 """
 
 
-def _explain(out: Path, workloads: Path) -> dict[str, object]:
+def _explain(out: Path, workloads: Path) -> dict[str, Any]:
     args = ["explain", "-o", "json", "-f", str(out / "kueue"), "-f", str(out / "dra"), "-f", str(workloads)]
     args += ["-f", str(out / "tenancy" / "namespaces.yaml")]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
-    report: dict[str, object] = json.loads(result.stdout)
+    report: dict[str, Any] = json.loads(result.stdout)
     return report
 
 
@@ -71,7 +72,7 @@ def test_dra_claims_admit_into_the_dra_pool_charged_to_their_mapped_quota(tmp_pa
     workloads = tmp_path / "workloads.yaml"
     workloads.write_text("---\n".join([TRAIN, SERVE, DIRECT, UNMAPPED, ANY_GPU]))
     report = _explain(out, workloads)
-    cycle = report["cycles"][0]  # type: ignore[index]
+    cycle = report["cycles"][0]
     admitted = {a["workload"]: a for a in cycle["admitted"]}
     assert set(admitted) == {"research/train", "serving/serve"}, cycle
     train = admitted["research/train"]["podSets"][0]
@@ -96,6 +97,6 @@ def test_a_claim_count_above_the_quota_waits_with_the_mapped_name_in_the_reason(
         _workload("huge", "research", 40, "            - {name: gpu, resourceClaimTemplateName: dra-gpu}")
     )
     report = _explain(out, workloads)
-    cycle = report["cycles"][0]  # type: ignore[index]
+    cycle = report["cycles"][0]
     assert not cycle["admitted"], cycle
     assert "dra.gpuplane.io/gpu" in json.dumps(cycle)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import yaml
 from typer.testing import CliRunner
@@ -50,13 +51,13 @@ def _render(spec: str, out: Path) -> None:
     assert result.exit_code == 0, result.output
 
 
-def _explain(*paths: Path) -> dict[str, object]:
+def _explain(*paths: Path) -> dict[str, Any]:
     args = ["explain", "-o", "json"]
     for path in paths:
         args += ["-f", str(path)]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
-    out: dict[str, object] = json.loads(result.stdout)
+    out: dict[str, Any] = json.loads(result.stdout)
     return out
 
 
@@ -66,7 +67,7 @@ def test_rendered_queues_admit_workloads_into_their_pools_flavor(tmp_path: Path)
     workloads = tmp_path / "workloads.yaml"
     workloads.write_text(WORKLOADS)
     report = _explain(out / "kueue", out / "tenancy" / "namespaces.yaml", workloads)
-    cycle = report["cycles"][0]  # type: ignore[index]
+    cycle = report["cycles"][0]
     admitted = {a["workload"]: a for a in cycle["admitted"]}
     assert set(admitted) == {"vision/train-1", "serving/serve-1"}, cycle
     assert admitted["vision/train-1"]["clusterQueue"] == "vision"

@@ -43,7 +43,9 @@ def test_resource_quota_is_nominal_plus_borrowing_bounded_by_the_pool() -> None:
     spec = spec_from(SMALL_SPEC)
     team = spec.team("alpha")
     assert team is not None
-    hard = resource_quota(spec, team, "alpha")["spec"]["hard"]  # type: ignore[index]
+    quota = resource_quota(spec, team, "alpha")
+    assert quota is not None
+    hard = quota["spec"]["hard"]
     # a100-spot: 4 + 2 borrowing = 6 (pool max 2 nodes x 4 GPUs = 8).
     # t4: nominal 8, unlimited borrowing -> the pool's 5 nodes x 4 replicas = 20.  6 + 20 = 26.
     assert hard["requests.nvidia.com/gpu"] == "26"

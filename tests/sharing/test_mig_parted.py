@@ -16,7 +16,8 @@ from gpuplane.sharing.mig_parted import mig_devices, mig_parted_config, valid_co
 
 def _docs(shared_dir: Path, name: str) -> dict[str, Any]:
     text = (shared_dir / "reference/nvidia-data" / name).read_text(encoding="utf-8")
-    return yaml.safe_load(text)  # type: ignore[no-any-return]
+    docs: dict[str, Any] = yaml.safe_load(text)
+    return docs
 
 
 def test_custom_config_matches_the_operator_docs_example(shared_dir: Path) -> None:

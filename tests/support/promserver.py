@@ -148,11 +148,11 @@ class PrometheusServer:
 
 
 @contextmanager
-def serve_tables(tables: list[Table], workdir: Path, **options: object) -> Iterator[PrometheusServer]:
+def serve_tables(tables: list[Table], workdir: Path) -> Iterator[PrometheusServer]:
     """A ready Prometheus over these tables (built in `workdir`), stopped afterwards."""
     build_tsdb(tables, workdir / "tsdb")
     scrape_s = min(t.scrape_s for t in tables)
-    server = PrometheusServer(workdir / "tsdb", workdir / "server", scrape_s=scrape_s, **options)  # type: ignore[arg-type]
+    server = PrometheusServer(workdir / "tsdb", workdir / "server", scrape_s=scrape_s)
     try:
         server.wait_ready()
         yield server

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from gpuplane.traces import Checkpoint, PodSet, Workload, check_workload, timed_work, with_checkpoint
 
 
-def _w(**kw: object) -> Workload:
-    base: dict[str, object] = dict(
+def _w(**kw: Any) -> Workload:
+    """A valid one-gang training job with fields overridden (bad values too, for check_workload)."""
+    base: dict[str, Any] = dict(
         id="j1",
         team="t",
         queue="q",
@@ -18,7 +21,7 @@ def _w(**kw: object) -> Workload:
         work_gpu_seconds=16 * 3600.0,
     )
     base.update(kw)
-    return Workload(**base)  # type: ignore[arg-type]
+    return Workload(**base)
 
 
 def test_duration_at_full_speed_divides_gpu_work_by_the_gang() -> None:

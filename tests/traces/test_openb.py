@@ -25,7 +25,9 @@ def test_default_pod_list_keeps_every_pod_that_ran(traces_dir: Path) -> None:
     ws = load_workload(traces_dir / OPENB / "openb_pod_list_default.csv")
     assert ws.format == "openb"
     [note] = ws.warnings
-    pending = int(re.match(r"(\d+) pods never ran", note.message).group(1))  # type: ignore[union-attr]
+    found = re.match(r"(\d+) pods never ran", note.message)
+    assert found is not None
+    pending = int(found.group(1))
     assert pending == 897 and len(ws) + pending == 8_152
     assert Counter(w.final_status for w in ws) == {"completed": 5_193 + 192, "failed": 1_870}
     shared = [w for w in ws if 0 < w.total_gpus < 1]
