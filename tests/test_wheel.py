@@ -42,7 +42,6 @@ RUNTIME_DATA = {
     "gpuplane/catalog/data/gpu_operator_mig_configs.yaml",
     "gpuplane/catalog/data/nvidia_charts.yaml",
     "gpuplane/render/data/dra.yaml",  # render/dra.py
-    "gpuplane/render/data/metrics.yaml",  # render/monitoring.py
     "gpuplane/render/data/tenancy.yaml",  # render/tenancy.py
     "gpuplane/audit/data/defaults.yaml",  # audit/facts.py
     "gpuplane/audit/data/cves.yaml",
