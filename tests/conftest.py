@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -20,3 +22,12 @@ def shared_dir() -> Path:
     if not SHARED.is_dir():
         pytest.fail(f"the reference folder {SHARED} is missing (it lies beside the checkout)")
     return SHARED
+
+
+# Hypothesis: `make test` is deterministic (a fixed derivation of examples per test, no example
+# database carried between runs, no deadline that a loaded machine could miss), so the suite
+# passes or fails the same way on every fresh run; every example that ever found a bug is kept with
+# @example. `HYPOTHESIS_PROFILE=explore make test` searches with fresh randomness and more examples.
+settings.register_profile("deterministic", derandomize=True, database=None, deadline=None, print_blob=True)
+settings.register_profile("explore", max_examples=1000, deadline=None, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
