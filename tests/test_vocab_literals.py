@@ -52,3 +52,10 @@ def test_no_python_module_outside_vocab_spells_a_vocab_name() -> None:
 def test_the_scan_covers_the_engines() -> None:
     folders = {p.relative_to(SRC).parts[0] for p in SRC.rglob("*.py")}
     assert {"spec", "sharing", "catalog", "cli", "kueue", "sim", "account", "workloads"} <= folders
+
+
+def test_src_holds_only_the_package() -> None:
+    # The check is `grep -rn "gpuplane.io/\|nvidia.com/gpu" src/`: build metadata there
+    # (gpuplane.egg-info/PKG-INFO copies the README) would answer it; setup.cfg puts it beside
+    # pyproject.toml. A stale src/gpuplane.egg-info from an older checkout can simply be deleted.
+    assert sorted(p.name for p in SRC.parent.iterdir()) == ["gpuplane"]
