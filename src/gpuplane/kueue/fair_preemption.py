@@ -20,6 +20,7 @@ always undone before returning. For speed (decisions are unchanged):
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Iterator, Mapping
 
 from gpuplane.kueue import resource_node as rn
@@ -233,6 +234,8 @@ def _remove(ctx: PreemptionCtx, item: Item, target: CQState, reason: str, target
 def _first_pass(
     ctx: PreemptionCtx, cands: dict[str, list[Item]], strategy: Callable[[Share, Share, Share], bool]
 ) -> tuple[bool, list[Target], dict[str, list[Item]]]:
+    if _siblings_only(ctx, cands):
+        return _first_pass_siblings(ctx, cands, strategy)
     snap = ctx.snap
     targets: list[Target] = []
     retry: dict[str, list[Item]] = {}
@@ -270,6 +273,120 @@ def _first_pass(
                 break
             skipped.append(item)
     return False, targets, {cq: items for cq, items in retry.items() if items}
+
+
+def _siblings_only(ctx: PreemptionCtx, cands: dict[str, list[Item]]) -> bool:
+    """Whether every ClusterQueue with candidates is the preemptor's or a sibling of it.
+
+    Then `_TargetOrdering` always ends up at their common parent and picks the one with the
+    highest share there (cohorts elsewhere have no candidates and are pruned when visited), and
+    a removal changes the share of the ClusterQueue it is taken from only.
+    """
+    parent = ctx.state.node.parent
+    if parent is None:
+        return False
+    cqs = ctx.snap.cqs
+    return all(cqs[name].node.parent is parent for name in cands)
+
+
+_TieKey = tuple[int, int, int, float, str, str]
+
+
+def _first_pass_siblings(
+    ctx: PreemptionCtx, cands: dict[str, list[Item]], strategy: Callable[[Share, Share, Share], bool]
+) -> tuple[bool, list[Target], dict[str, list[Item]]]:
+    """`_first_pass` when `_siblings_only` holds: the same answer with less work per step.
+
+    * The next target is taken from a heap keyed by (share, next candidate's tie key) rather
+      than by scanning every ClusterQueue: only the target's own key changes after a step, and
+      a ClusterQueue leaves the heap exactly when `_TargetOrdering` would prune it.
+    * Fit is not checked after every removal: the choices never depend on it (it only ends the
+      pass), and fit only grows as usage drops. It is checked after 1, 2, 4, ... removals and at
+      the end; from the last checkpoint that did not fit, the removals after it are undone and
+      made again one at a time until the workload fits, which is where the pass would have stopped.
+    """
+    snap = ctx.snap
+    me = ctx.state
+    me_node = me.node
+    frs = ctx.frs
+    stacks = {cq: items[::-1] for cq, items in cands.items() if items}
+
+    def entry(cq_name: str) -> tuple[float, int, _TieKey, str] | None:
+        stack = stacks[cq_name]
+        if not stack:
+            return None
+        node = snap.cqs[cq_name].node
+        share = dominant_share(node)
+        if share[0] == 0 and node is not me_node:
+            return None
+        return (-share[0], -share[1], candidate_order_key(stack[-1][0], cq_name, me.name), cq_name)
+
+    heap = [e for e in map(entry, stacks) if e is not None]
+    heapq.heapify(heap)
+    targets: list[Target] = []
+    taken: list[Item] = []
+    retry: dict[str, list[Item]] = {}
+    checked = 0  # removals when fit was last checked (and failed)
+    due = 1  # removals at the next check
+    reclaim = rn.within_nominal(me_node, frs)
+    while heap:
+        cq_name = heapq.heappop(heap)[3]
+        target = snap.cqs[cq_name]
+        stack = stacks[cq_name]
+        if target is me or reclaim:
+            item = stack.pop()
+            rn.add_usage_map(target.node, item[1], -1)
+            targets.append(
+                Target(item[0], cq_name, IN_CLUSTER_QUEUE if target is me else IN_COHORT_RECLAMATION)
+            )
+            taken.append(item)
+            if target is me:
+                reclaim = rn.within_nominal(me_node, frs)
+        else:
+            # The preemptor side is its own ClusterQueue, the target side the target ClusterQueue.
+            new_share, old_share = dominant_share(me_node), dominant_share(target.node)
+            skipped = retry.setdefault(cq_name, [])
+            if not strategy(new_share, old_share, old_share):
+                skipped.extend(reversed(stack))
+                stack.clear()
+                continue
+            afters: dict[tuple[tuple[FR, int], ...], Share] = {}
+            while stack:
+                item = stack.pop()
+                after = afters.get(item[2])
+                if after is None:  # (as `_Shares.target_after`: the change at a ClusterQueue is -usage)
+                    after = afters[item[2]] = dominant_share(
+                        target.node, {fr: -v for fr, v in item[1].items()}
+                    )
+                if strategy(new_share, old_share, after):
+                    rn.add_usage_map(target.node, item[1], -1)
+                    targets.append(Target(item[0], cq_name, IN_COHORT_FAIR_SHARING))
+                    taken.append(item)
+                    remember_share(target.node, after)
+                    break
+                skipped.append(item)
+        if len(targets) >= due:
+            if _fits_fs(ctx):
+                return True, _first_fit(ctx, targets, taken, checked), {}
+            checked, due = len(targets), 2 * len(targets)
+        again = entry(cq_name)
+        if again is not None:
+            heapq.heappush(heap, again)
+    if len(targets) > checked and _fits_fs(ctx):
+        return True, _first_fit(ctx, targets, taken, checked), {}
+    return False, targets, {cq: items for cq, items in retry.items() if items}
+
+
+def _first_fit(ctx: PreemptionCtx, targets: list[Target], taken: list[Item], start: int) -> list[Target]:
+    """Undo removals after `start` (where it did not fit), redo them one by one until it fits."""
+    snap = ctx.snap
+    for t, item in zip(targets[start:], taken[start:], strict=True):
+        rn.add_usage_map(snap.cqs[t.cq].node, item[1], 1)
+    for k in range(start, len(targets)):
+        rn.add_usage_map(snap.cqs[targets[k].cq].node, taken[k][1], -1)
+        if _fits_fs(ctx):
+            return targets[: k + 1]
+    raise AssertionError("the workload fitted after all removals but not after the same removals again")
 
 
 def _second_pass(
