@@ -393,6 +393,8 @@ def _second_pass(
     ctx: PreemptionCtx, retry: dict[str, list[Item]], targets: list[Target]
 ) -> tuple[bool, list[Target]]:
     snap = ctx.snap
+    if _siblings_only(ctx, retry):
+        return _second_pass_siblings(ctx, retry, targets)
     ordering = _TargetOrdering(ctx, retry)
     shares = _Shares(ctx)
     for cq_name in ordering:
@@ -403,6 +405,37 @@ def _second_pass(
         ):
             return True, targets
         ordering.drop(cq_name)
+    return False, targets
+
+
+def _second_pass_siblings(
+    ctx: PreemptionCtx, retry: dict[str, list[Item]], targets: list[Target]
+) -> tuple[bool, list[Target]]:
+    """`_second_pass` when `_siblings_only` holds, without `_TargetOrdering`.
+
+    Each ClusterQueue is visited once (it is dropped after its turn), and a removal changes only
+    the share of the ClusterQueue it is taken from, so the turns come in the order of the shares
+    before the pass: highest first, ties by the first candidate's CandidatesOrdering key.
+    ClusterQueues `_TargetOrdering` would prune (share zero, unless the preemptor's) get no turn.
+    """
+    snap = ctx.snap
+    me = ctx.state
+    turns = []
+    for cq_name, items in retry.items():
+        if not items:
+            continue
+        node = snap.cqs[cq_name].node
+        share = dominant_share(node)
+        if share[0] == 0 and node is not me.node:
+            continue
+        turns.append((-share[0], -share[1], candidate_order_key(items[0][0], cq_name, me.name), cq_name))
+    turns.sort()
+    new_share = dominant_share(me.node)
+    for neg0, neg1, _, cq_name in turns:
+        if new_share < (-neg0, -neg1) and _remove(
+            ctx, retry[cq_name][0], snap.cqs[cq_name], IN_COHORT_FAIR_SHARING, targets
+        ):
+            return True, targets
     return False, targets
 
 
