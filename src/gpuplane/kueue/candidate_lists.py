@@ -46,8 +46,13 @@ class SortedCandidates:
         """(workload, usage, shape) for every workload, in order."""
         if self._items is None:
             usage_of = self._usage_of
-            usages = [usage_of.get(w.key, {}) for w in self.workloads]
-            self._items = [(w, u, tuple(u.items())) for w, u in zip(self.workloads, usages, strict=True)]
+            shapes: dict[tuple[tuple[FR, int], ...], tuple[tuple[FR, int], ...]] = {}
+            items = []
+            for w in self.workloads:
+                u = usage_of.get(w.key, {})
+                shape = tuple(u.items())
+                items.append((w, u, shapes.setdefault(shape, shape)))  # equal shapes: one tuple kept
+            self._items = items
         return self._items
 
     def prefix(self, end: int) -> dict[FR, int]:

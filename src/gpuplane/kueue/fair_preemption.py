@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator, Mapping
 from gpuplane.kueue import resource_node as rn
 from gpuplane.kueue.candidate_lists import Item
 from gpuplane.kueue.candidates import Source, source
-from gpuplane.kueue.fair_sharing import Share, dominant_share, is_zero, remember_share
+from gpuplane.kueue.fair_sharing import Share, dominant_share, is_zero, remember_share, share_without
 from gpuplane.kueue.objects import FR
 from gpuplane.kueue.preemption import (
     IN_CLUSTER_QUEUE,
@@ -218,10 +218,18 @@ def _fits_fs(ctx: PreemptionCtx) -> bool:
     return all(v <= rn.cq_available(node, fr, shift) for fr, v in ctx.requests.items())
 
 
+def _less_than_initial_share(new: Share, old: Share, _after: Share) -> bool:
+    return new < old
+
+
+def _less_than_or_equal_to_final_share(new: Share, _old: Share, after: Share) -> bool:
+    return new <= after
+
+
 def _strategy(name: str) -> Callable[[Share, Share, Share], bool]:
     if name == "LessThanInitialShare":
-        return lambda new, old, _after: new < old
-    return lambda new, _old, after: new <= after
+        return _less_than_initial_share
+    return _less_than_or_equal_to_final_share
 
 
 def _remove(ctx: PreemptionCtx, item: Item, target: CQState, reason: str, targets: list[Target]) -> bool:
@@ -351,14 +359,13 @@ def _first_pass_siblings(
                 stack.clear()
                 continue
             afters: dict[tuple[tuple[FR, int], ...], Share] = {}
+            final = strategy is _less_than_or_equal_to_final_share  # (inlined below)
             while stack:
                 item = stack.pop()
                 after = afters.get(item[2])
                 if after is None:  # (as `_Shares.target_after`: the change at a ClusterQueue is -usage)
-                    after = afters[item[2]] = dominant_share(
-                        target.node, {fr: -v for fr, v in item[1].items()}
-                    )
-                if strategy(new_share, old_share, after):
+                    after = afters[item[2]] = share_without(target.node, item[1])
+                if (new_share <= after) if final else strategy(new_share, old_share, after):
                     rn.add_usage_map(target.node, item[1], -1)
                     targets.append(Target(item[0], cq_name, IN_COHORT_FAIR_SHARING))
                     taken.append(item)

@@ -53,6 +53,23 @@ def dominant_share(node: rn.Node, extra: Mapping[FR, int] | None = None) -> Shar
     return _share(node, parent, extra)
 
 
+def share_without(node: rn.Node, usage: Mapping[FR, int]) -> Share:
+    """`dominant_share(node, {fr: -v for fr, v in usage.items()})` without building the map."""
+    parent = node.parent
+    if parent is None:
+        return ZERO
+    if not usage:
+        return dominant_share(node)
+    current = node.usage
+    borrowed: dict[str, int] = {}
+    for fr, quota in node.subtree.items():
+        b = current.get(fr, 0) - quota - usage.get(fr, 0)
+        if b > 0:
+            res = fr[1]
+            borrowed[res] = borrowed.get(res, 0) + b
+    return _ratio(node, parent, borrowed)
+
+
 def remember_share(node: rn.Node, share: Share) -> None:
     """Record `share` as the node's current dominant share (it was computed for this exact usage)."""
     node.drs = (node.ver, share)
@@ -68,6 +85,10 @@ def _share(node: rn.Node, parent: rn.Node, extra: Mapping[FR, int] | None) -> Sh
         if b > 0:
             res = fr[1]
             borrowed[res] = borrowed.get(res, 0) + b
+    return _ratio(node, parent, borrowed)
+
+
+def _ratio(node: rn.Node, parent: rn.Node, borrowed: dict[str, int]) -> Share:
     if not borrowed:
         return ZERO
     lend = lendable(parent)

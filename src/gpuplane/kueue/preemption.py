@@ -32,7 +32,7 @@ _VARIANT_REASON = {
 }
 
 
-@dataclass
+@dataclass(slots=True)
 class Target:
     """A workload to evict, with its ClusterQueue and the preemption reason."""
 
