@@ -15,7 +15,11 @@ always undone before returning. For speed (decisions are unchanged):
 * when a target ClusterQueue's current share already fails the strategy, all its candidates are
   set aside at once (a candidate's removal can only lower that share);
 * when even removing every candidate of the ClusterQueues the strategies could take from would
-  not make room, the passes are skipped (`_reachable`).
+  not make room, the passes are skipped (`_reachable`);
+* when every ClusterQueue with candidates is the preemptor's or a sibling of it (`_siblings_only`),
+  a removal changes only its own ClusterQueue's share, so the first pass takes its next target
+  from a heap and checks fit at doubling checkpoints (replaying from the last failed one), and the
+  second pass visits its targets in the order of their shares before it.
 """
 
 from __future__ import annotations
