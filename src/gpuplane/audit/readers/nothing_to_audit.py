@@ -4,12 +4,13 @@ A GitOps checkout, and `gpuplane render`'s own output, also hold files that are 
 objects and not node pools. Reading them as nothing (rather than warning "not an audit input"
 for each) keeps `gpuplane audit -f out/` on render's output quiet. Recognised by content:
 
-- Grafana dashboard JSON: a mapping without `kind` holding `panels` (a list) and `schemaVersion`
-  (Grafana's dashboard JSON model, grafana.com/docs/grafana/latest/dashboards/build-dashboards/
-  view-dashboard-json-model/, read 2026-12-01);
+- Grafana dashboard JSON in the Classic model: a mapping without `kind` holding `panels` (a list)
+  and `schemaVersion` (grafana.com/docs/grafana/v13.2/dashboards/build-dashboards/
+  view-dashboard-json-model/, "Classic model", and Amazon Managed Grafana's v10 "JSON fields";
+  read 2026-12-01). The V1/V2 resource forms carry a `kind` and are read as Kubernetes objects;
 - kube-state-metrics Helm values: a mapping without `kind` holding `metricLabelsAllowlist` or
   `metricAnnotationsAllowList` (prometheus-community/helm-charts charts/kube-state-metrics/
-  values.yaml, the keys render writes);
+  values.yaml and its README's values table, spelled so; the keys render writes);
 - gpuplane render's `index.yaml`: `cluster` and `files`, a list of mappings with `path` and
   `family` (gpuplane.render.assemble).
 """
