@@ -17,11 +17,12 @@ import time
 import yaml
 from bench_kueue import build_cluster
 
-from gpuplane.kueue import eta as eta_module
-from gpuplane.kueue.eta import EtaOptions
-from gpuplane.kueue.explain import ExplainOptions, explain_input
-from gpuplane.kueue.jobframework import convert_jobs
-from gpuplane.kueue.parse import Parsed, parse_documents
+from gpuplane.explain import eta as eta_module
+from gpuplane.explain.command import ExplainOptions, explain_input
+from gpuplane.explain.eta import EtaOptions
+from gpuplane.explain.jobframework import convert_jobs
+from gpuplane.explain.load import parse_documents
+from gpuplane.kueue.parse import Parsed
 from gpuplane.kueue.results import CycleResult
 from gpuplane.kueue.scheduler import schedule_cycle
 from gpuplane.kueue.snapshot import Snapshot
@@ -80,7 +81,7 @@ def _conversion(n: int) -> tuple[float, int]:
 
 
 class _Counting:
-    """Counts the scheduling cycles the ETA run makes (wraps the engine's entry point in kueue.eta)."""
+    """Counts the scheduling cycles the ETA run makes (wraps the engine's entry point in explain.eta)."""
 
     def __init__(self) -> None:
         self.count = 0
@@ -89,7 +90,7 @@ class _Counting:
             self.count += 1
             return schedule_cycle(snap, explain_pending=explain_pending)
 
-        # kueue.eta imports schedule_cycle without re-exporting it: patch the module's global.
+        # explain.eta imports schedule_cycle without re-exporting it: patch the module's global.
         vars(eta_module)["schedule_cycle"] = counted
 
     def close(self) -> None:

@@ -20,29 +20,15 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 SOURCE = REPO / "src" / "gpuplane"
-#: The modules of the twin's event loop and of Kueue admission (what a simulation spends its time in).
+#: Modules left uncompiled in kueue/: objects (its frozen records stay deep-copyable; mypyc ones
+#: are not) and the package face.
+KUEUE_PURE = ("__init__.py", "objects.py")
+#: The modules of the twin's event loop and of Kueue admission (what a simulation spends its time in):
+#: every module of kueue/ (the admission the twin imports; explain lives in gpuplane/explain) except
+#: KUEUE_PURE, the quantity grammar, and the simulator's hot modules.
 MODULES = [
-    *(
-        f"kueue/{name}.py"
-        for name in (
-            # objects: not compiled, so its frozen records stay deep-copyable (mypyc ones are not)
-            "quantity",
-            "resource_node",
-            "queues",
-            "candidate_lists",
-            "snapshot",
-            "candidates",
-            "flavor_assigner",
-            "preemption",
-            "fair_sharing",
-            "fair_preemption",
-            "assignment",
-            "entry",
-            "results",
-            "reasons",
-            "scheduler",
-        )
-    ),
+    *(f"kueue/{p.name}" for p in sorted((SOURCE / "kueue").glob("*.py")) if p.name not in KUEUE_PURE),
+    "kube/quantity.py",
     *(
         f"sim/{name}.py"
         for name in (

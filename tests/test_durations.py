@@ -10,7 +10,7 @@ import pytest
 from gpuplane.account.window import parse_duration
 from gpuplane.durations import format_duration, parse_seconds
 from gpuplane.errors import UsageError
-from gpuplane.kueue.runtime import runtime_hint, runtime_seconds
+from gpuplane.kube.runtime import runtime_hint, runtime_seconds
 
 
 @pytest.mark.parametrize(

@@ -12,9 +12,10 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from gpuplane.errors import InputError
-from gpuplane.kueue import Workload, parse_objects, run_explain, to_json
-from gpuplane.kueue.load import load_paths
-from gpuplane.kueue.quantity import QuantityError, parse_quantity
+from gpuplane.explain import run_explain, to_json
+from gpuplane.explain.load import load_paths, parse_objects
+from gpuplane.kube.quantity import QuantityError, parse_quantity
+from gpuplane.kueue import Workload
 from gpuplane.limits import limits
 from tests.support.mutation import paths, replaced
 

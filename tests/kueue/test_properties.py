@@ -131,7 +131,7 @@ def test_no_victim_is_chosen_that_the_policy_forbids(world_fair: tuple[list[obje
 def test_results_do_not_depend_on_input_order(
     world_fair: tuple[list[object], bool], rnd: random.Random
 ) -> None:
-    from gpuplane.kueue.explain import to_json
+    from gpuplane.explain.command import to_json
 
     objs, fair = world_fair
 

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 import yaml
 
-from gpuplane.kueue.jobframework import convert_jobs
-from gpuplane.kueue.load import load_paths
-from gpuplane.kueue.quantity import parse_quantity
+from gpuplane.explain.jobframework import convert_jobs
+from gpuplane.explain.load import load_paths
+from gpuplane.kube.quantity import parse_quantity
 from tests.support.crds import validate
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -77,7 +77,7 @@ def test_pytorchjob_master_then_worker_and_priority_from_run_policy() -> None:
         "value": 500,
     }
     parsed = load_paths([str(FIXTURES / "pytorchjob.yaml")])
-    from gpuplane.kueue.parse import parse_objects
+    from gpuplane.explain.load import parse_objects
 
     parsed.objects.extend(parse_objects([pc]).objects)
     conv = convert_jobs(parsed)

@@ -21,7 +21,7 @@ class Output(StrEnum):
 
 
 def _runtime(text: str) -> float:
-    from gpuplane.kueue.runtime import runtime_seconds
+    from gpuplane.kube.runtime import runtime_seconds
 
     seconds = runtime_seconds(text)
     if seconds is None:
@@ -83,28 +83,28 @@ def explain(
 ) -> None:
     """Explain Kueue admission: what gets admitted, what is preempted, why each workload waits,
     what happens to jobs you submit (-f job.yaml) and, with --eta, when they get in."""
-    from gpuplane.kueue.explain import ExplainOptions, dumps, explain_input, print_tables
+    from gpuplane.explain.command import ExplainOptions, dumps, explain_input, print_tables
     from gpuplane.kueue.parse import Parsed
 
     if not (kubeconfig or files):
         raise UsageError("give -f FILE|DIR|- or --kubeconfig PATH")
     options = ExplainOptions(cycles=cycles, fair_sharing=fair_sharing or None)
     if eta:
-        from gpuplane.kueue.eta import EtaOptions
+        from gpuplane.explain.eta import EtaOptions
 
         options.eta = EtaOptions(assume_runtime=_runtime(assume_runtime))
     if spec is not None:
-        from gpuplane.kueue.fit import nodes_from_spec
+        from gpuplane.explain.fit import nodes_from_spec
         from gpuplane.spec import load_spec
 
         options.nodes = nodes_from_spec(load_spec(spec))
     parsed = Parsed()
     if kubeconfig:
-        from gpuplane.kueue.live import read_cluster
+        from gpuplane.explain.live import read_cluster
 
         parsed = read_cluster(kubeconfig, context)
     if files:
-        from gpuplane.kueue.load import load_paths
+        from gpuplane.explain.load import load_paths
 
         parsed.extend(load_paths(files))
     result = explain_input(parsed, options)

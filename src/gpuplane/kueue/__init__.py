@@ -1,15 +1,13 @@
 """Kueue's admission rules in Python: quota tree, flavors, preemption, fair sharing, cycles.
 
-One implementation used by `gpuplane explain` and by the simulator. Shaped like Kueue:
-`quantity` (exact milli-units), `objects`/`parse`/`load`/`live` (API objects), `resource_node`
-(quota tree), `queues` (heap + inadmissible), `snapshot` (the mutable state: Kueue's cache plus
-its queue manager), `flavor_assigner`, `assignment`, `preemption` (classical) with `candidates`
-and `candidate_lists`, `fair_sharing` (DRS, tournament) and `fair_preemption`, `entry` (a head
-in a cycle), `scheduler` (the cycle), `reasons`, `results`, `dra` (claims to quota). For
-`explain`: `requests` (a pod's requests as Kueue counts them), `jobframework`/`jobcontext` (job
-objects to Workloads, with `gpuplane.workloads`), `whatif` (answers for submitted jobs), `fit`
-(admitted but unschedulable), `eta` (the snapshot run forward), `explain`/`explain_output` (the
-command and its JSON and tables).
+One implementation used by the simulator and by `gpuplane.explain`. Shaped like Kueue:
+`objects`/`parse` (API objects; quantities in exact milli-units by `gpuplane.kube`),
+`resource_node` (quota tree), `queues` (heap + inadmissible), `snapshot` (the mutable state:
+Kueue's cache plus its queue manager), `flavor_assigner`, `assignment`, `preemption` (classical)
+with `candidates` and `candidate_lists`, `fair_sharing` (DRS, tournament) and `fair_preemption`,
+`entry` (a head in a cycle), `scheduler` (the cycle), `reasons`, `results`, `dra` (claims to
+quota). The explain command (job objects to Workloads, what-if, fit, ETA, live reads, output)
+is `gpuplane.explain`; this package imports neither it nor `gpuplane.workloads`.
 
 Programmatic use (the simulator)::
 
@@ -35,8 +33,7 @@ ClusterQueue heads, not to the number of admitted or pending workloads.
 
 from __future__ import annotations
 
-from gpuplane.kueue.explain import run_explain, to_json
-from gpuplane.kueue.load import load_paths
+from gpuplane.kube.quantity import QuantityError, format_quantity, parse_quantity
 from gpuplane.kueue.objects import (
     Admission,
     ClusterQueue,
@@ -59,7 +56,6 @@ from gpuplane.kueue.objects import (
     Workload,
 )
 from gpuplane.kueue.parse import Parsed, parse_documents, parse_objects
-from gpuplane.kueue.quantity import QuantityError, format_quantity, parse_quantity
 from gpuplane.kueue.scheduler import (
     Admitted,
     AdmittedPodSet,
@@ -100,12 +96,9 @@ __all__ = [
     "Toleration",
     "Workload",
     "format_quantity",
-    "load_paths",
     "parse_documents",
     "parse_objects",
     "parse_quantity",
     "pending_report",
-    "run_explain",
     "schedule_cycle",
-    "to_json",
 ]

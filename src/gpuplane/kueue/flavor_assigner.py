@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from gpuplane.kube.quantity import format_quantity
 from gpuplane.kueue import resource_node as rn
 from gpuplane.kueue.objects import FR, FlavorFungibility, PodSet, ResourceFlavor, ResourceGroup, Workload
-from gpuplane.kueue.quantity import format_quantity
 from gpuplane.kueue.snapshot import CQState, Snapshot
 
 # Granular preemption modes, worst to best (flavorassigner.go).

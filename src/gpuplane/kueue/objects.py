@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpuplane.kueue.quantity import parse_quantity
+from gpuplane.kube.quantity import parse_quantity
 
 FR = tuple[str, str]
 """A (flavor, resource) pair: the unit every quota and usage is counted in."""

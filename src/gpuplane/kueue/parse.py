@@ -9,11 +9,16 @@ quantity in a queue definition is an `InputError` pointing at file and line.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from gpuplane.errors import InputError, Problem
+from gpuplane.kube.requests import BadField as _Bad
+from gpuplane.kube.requests import integer as _int
+from gpuplane.kube.requests import pod_requests
+from gpuplane.kube.requests import quantity as _q
+from gpuplane.kube.runtime import runtime_hint
 from gpuplane.kueue.dra import DraContext
 from gpuplane.kueue.objects import (
     Admission,
@@ -37,15 +42,8 @@ from gpuplane.kueue.objects import (
     Toleration,
     Workload,
 )
-from gpuplane.kueue.requests import BadField as _Bad
-from gpuplane.kueue.requests import integer as _int
-from gpuplane.kueue.requests import pod_requests
-from gpuplane.kueue.requests import quantity as _q
-from gpuplane.kueue.runtime import runtime_hint
 from gpuplane.limits import limits
 from gpuplane.vocab import DRA_GROUP, KUEUE_CONFIG_GROUP, KUEUE_GROUP
-from gpuplane.workloads import lookup as lookup_kind
-from gpuplane.workloads import not_understood
 from gpuplane.yamlio import Document, load_one, locate
 
 DEFAULT_NAMESPACE = "default"
@@ -357,6 +355,8 @@ class _Ctx:
     wanted_class: dict[int, tuple[str, str]] = field(default_factory=dict)
     # DRA: templates and mappings seen anywhere in the input, and the Workloads' pods that claim.
     dra: DraContext = field(default_factory=DraContext)
+    # Objects kept for a reader above this package (explain's job framework): see `parse_documents`.
+    keep: Callable[[Mapping[str, Any]], bool] | None = None
 
 
 def _workload_object(obj: Mapping[str, Any], source: str, ctx: _Ctx) -> None:
@@ -421,7 +421,7 @@ def _object(obj: Mapping[str, Any], source: str, ctx: _Ctx) -> None:
                 )
             )
     elif not api.startswith(KUEUE_GROUP + "/"):
-        if kind in AUXILIARY_KINDS or lookup_kind(dict(obj)) is not None or not_understood(dict(obj)):
+        if kind in AUXILIARY_KINDS or (ctx.keep is not None and ctx.keep(obj)):
             out.k8s.append(RawObject(obj, source))  # read by jobframework / the node-fit check
             return
         out.notes.append(
@@ -464,9 +464,15 @@ def _object(obj: Mapping[str, Any], source: str, ctx: _Ctx) -> None:
         out.notes.append(f"{source}: skipped {kind} {name} (not used for admission)")
 
 
-def parse_documents(docs: Iterable[Document]) -> Parsed:
-    """Parse YAML documents into Kueue records; raises InputError for bad queue quantities."""
-    ctx = _Ctx(Parsed())
+def parse_documents(
+    docs: Iterable[Document], keep: Callable[[Mapping[str, Any]], bool] | None = None
+) -> Parsed:
+    """Parse YAML documents into Kueue records; raises InputError for bad queue quantities.
+
+    Objects of other API groups are skipped with a note, except auxiliary kinds (nodes, claims)
+    and those `keep` accepts (job objects, for `gpuplane.explain`): those go to `Parsed.k8s`.
+    """
+    ctx = _Ctx(Parsed(), keep=keep)
     problems: list[Problem] = []
     for doc in docs:
         ctx.out.notes += [str(w) for w in doc.warnings]  # duplicate keys: the later value won
@@ -495,10 +501,14 @@ def parse_documents(docs: Iterable[Document]) -> Parsed:
     return _resolve_priorities(ctx)
 
 
-def parse_objects(objects: Iterable[Mapping[str, Any]], source: str = "<api>") -> Parsed:
-    """Parse plain dicts (e.g. from the Kubernetes API) into Kueue records."""
+def parse_objects(
+    objects: Iterable[Mapping[str, Any]],
+    source: str = "<api>",
+    keep: Callable[[Mapping[str, Any]], bool] | None = None,
+) -> Parsed:
+    """Parse plain dicts (e.g. from the Kubernetes API) into Kueue records (`keep`: as above)."""
     docs = [Document(data=o, file=source, line=0, index=i) for i, o in enumerate(objects)]
-    return parse_documents(docs)
+    return parse_documents(docs, keep)
 
 
 def _resolve_priorities(ctx: _Ctx) -> Parsed:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpuplane.kueue.quantity import parse_quantity
+from gpuplane.kube.quantity import parse_quantity
 from gpuplane.render.common import gpu_pools, k8s_object, metadata
 from gpuplane.render.dra import dra_facts, dra_kinds
 from gpuplane.render.quotas import FlavorQuota, team_flavor_quotas

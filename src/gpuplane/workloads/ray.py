@@ -62,7 +62,7 @@ def ray_templates(data: dict[str, Any], base: Path) -> list[PodTemplate]:
 def _with_containers(t: PodTemplate, extra: list[dict[str, Any]], head_floor: bool) -> PodTemplate:
     """A copy of a template whose spec has `extra` containers and, with `head_floor`, the first
     container's requests raised to at least the Redis-cleanup amounts (keep-max merge)."""
-    from gpuplane.kueue.requests import quantity  # exact comparison; a bad value is a BadField
+    from gpuplane.kube.requests import quantity  # exact comparison; a bad value is a BadField
 
     spec = dict(t.spec)
     containers = [dict(c) if isinstance(c, dict) else c for c in as_list(spec.get("containers"))]

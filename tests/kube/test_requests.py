@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpuplane.kueue.requests import BadField, Transformation, pod_requests, transform
+from gpuplane.kube.requests import BadField, Transformation, pod_requests, transform
 
 M = 1000  # milli-units per unit
 

@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gpuplane.errors import InputError
-from gpuplane.kueue import parse_objects, run_explain, to_json
+from gpuplane.explain import run_explain, to_json
+from gpuplane.explain.load import parse_objects
 from tests.support.mutation import paths, replaced
 
 SCENARIOS = sorted(

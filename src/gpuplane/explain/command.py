@@ -11,15 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpuplane.kueue import eta as eta_mod
-from gpuplane.kueue.explain_output import dumps, print_tables, to_json
-from gpuplane.kueue.fit import NodeShape, Unfit, check, nodes_from_objects
-from gpuplane.kueue.jobframework import Conversion, add_job_workloads
+from gpuplane.explain import eta as eta_mod
+from gpuplane.explain.fit import NodeShape, Unfit, check, nodes_from_objects
+from gpuplane.explain.jobframework import Conversion, add_job_workloads
+from gpuplane.explain.output import dumps, print_tables, to_json
+from gpuplane.explain.whatif import Answer, answers
 from gpuplane.kueue.objects import Namespace, Workload
 from gpuplane.kueue.parse import Parsed
 from gpuplane.kueue.scheduler import CycleResult, pending_report, schedule_cycle
 from gpuplane.kueue.snapshot import Snapshot
-from gpuplane.kueue.whatif import Answer, answers
 from gpuplane.vocab import NAMESPACE_NAME_LABEL
 
 __all__ = [

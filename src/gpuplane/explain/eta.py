@@ -22,10 +22,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from gpuplane.durations import format_duration
+from gpuplane.kube.quantity import format_quantity
 from gpuplane.kueue import resource_node as rn
 from gpuplane.kueue.flavor_assigner import flavor_mismatch
 from gpuplane.kueue.objects import Workload
-from gpuplane.kueue.quantity import format_quantity
 from gpuplane.kueue.results import CycleResult
 from gpuplane.kueue.scheduler import schedule_cycle
 from gpuplane.kueue.snapshot import Snapshot

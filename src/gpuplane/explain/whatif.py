@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gpuplane.kueue.fit import Unfit
-from gpuplane.kueue.jobframework import Conversion, JobWorkload
+from gpuplane.explain.fit import Unfit
+from gpuplane.explain.jobframework import Conversion, JobWorkload
 from gpuplane.kueue.results import CycleResult, Pending, Preempted
 
 ADMIT, PREEMPT, WAIT, UNMANAGED, UNSCHEDULABLE = (

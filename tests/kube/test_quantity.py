@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gpuplane.kueue.quantity import QuantityError, format_quantity, parse_quantity
+from gpuplane.kube.quantity import QuantityError, format_quantity, parse_quantity
 
 
 @pytest.mark.parametrize(

@@ -16,8 +16,8 @@ import yaml
 from typer.testing import CliRunner
 
 from gpuplane.cli import app
-from gpuplane.kueue.jobframework import convert_jobs
-from gpuplane.kueue.parse import parse_objects
+from gpuplane.explain.jobframework import convert_jobs
+from gpuplane.explain.load import parse_objects
 
 LQ = "kueue.x-k8s.io/queue-name"
 

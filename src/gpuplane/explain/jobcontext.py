@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpuplane.kube.requests import BadField, Defaults, Transformation, quantity
 from gpuplane.kueue.dra import DraContext
 from gpuplane.kueue.objects import (
     LabelSelector,
@@ -22,7 +23,6 @@ from gpuplane.kueue.objects import (
     Workload,
 )
 from gpuplane.kueue.parse import DEFAULT_NAMESPACE, Parsed, label_selector
-from gpuplane.kueue.requests import BadField, Defaults, Transformation, quantity
 from gpuplane.vocab import NAMESPACE_NAME_LABEL
 from gpuplane.workloads import as_dict, as_list, as_str, get
 

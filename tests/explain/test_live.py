@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from gpuplane.cli import app
-from gpuplane.kueue.live import read_cluster
+from gpuplane.explain.live import read_cluster
 
 FIXTURES = Path(__file__).parent / "fixtures" / "live"
 

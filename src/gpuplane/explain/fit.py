@@ -14,9 +14,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from gpuplane.kube.quantity import QuantityError, format_quantity, parse_quantity
 from gpuplane.kueue.objects import ResourceFlavor, Workload
 from gpuplane.kueue.parse import RawObject
-from gpuplane.kueue.quantity import QuantityError, format_quantity, parse_quantity
 from gpuplane.workloads import as_dict, as_str, get
 
 

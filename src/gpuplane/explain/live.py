@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from gpuplane.errors import InputError
-from gpuplane.kueue.parse import Parsed, parse_objects
+from gpuplane.explain.load import parse_objects
+from gpuplane.kueue.parse import Parsed
 from gpuplane.vocab import KUEUE_GROUP
 
 CLUSTER_SCOPED = (

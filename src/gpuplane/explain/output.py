@@ -9,15 +9,15 @@ from rich.console import Console
 from rich.table import Table
 
 from gpuplane.durations import format_duration
-from gpuplane.kueue.quantity import format_quantity
+from gpuplane.kube.quantity import format_quantity
 from gpuplane.kueue.results import CycleResult
 from gpuplane.kueue.snapshot import Snapshot
 from gpuplane.vocab import QUEUE_NAME_LABEL
 
 if TYPE_CHECKING:
-    from gpuplane.kueue.eta import Eta
-    from gpuplane.kueue.explain import Explanation
-    from gpuplane.kueue.jobframework import JobWorkload
+    from gpuplane.explain.command import Explanation
+    from gpuplane.explain.eta import Eta
+    from gpuplane.explain.jobframework import JobWorkload
 
 EMPTY_INPUT = (
     "nothing to schedule: the input has no Workload and no job Kueue would queue. Give it the cluster's "

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gpuplane.kueue.quantity import QuantityError, parse_quantity
+from gpuplane.kube.quantity import QuantityError, parse_quantity
 
 Path = tuple[str | int, ...]
 POD_LEVEL = ("cpu", "memory")

@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gpuplane.errors import InputError
-from gpuplane.kueue import parse_objects
-from gpuplane.kueue.eta import EtaOptions
-from gpuplane.kueue.explain import ExplainOptions, explain_input
+from gpuplane.explain.command import ExplainOptions, explain_input
+from gpuplane.explain.eta import EtaOptions
+from gpuplane.explain.load import parse_objects
 from tests.support.mutation import paths, replaced
 
 FIXTURES = Path(__file__).resolve().parents[1] / "workloads" / "fixtures"
