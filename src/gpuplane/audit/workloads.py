@@ -21,7 +21,7 @@ from gpuplane.workloads import (
     quantity,
 )
 from gpuplane.workloads import pod_templates as _templates
-from gpuplane.workloads.model import QuantityRangeError
+from gpuplane.kube.quantity import QuantityRangeError
 from gpuplane.workloads.serving import KNATIVE_GROUP
 
 __all__ = [

@@ -7,6 +7,12 @@ annotation and activeDeadlineSeconds). Imports nothing above `errors`, `limits`,
 
 from __future__ import annotations
 
-from gpuplane.kube.quantity import QuantityError, format_quantity, parse_quantity
+from gpuplane.kube.quantity import (
+    QuantityError,
+    QuantityRangeError,
+    format_quantity,
+    parse_quantity,
+    quantity_value,
+)
 
-__all__ = ["QuantityError", "format_quantity", "parse_quantity"]
+__all__ = ["QuantityError", "QuantityRangeError", "format_quantity", "parse_quantity", "quantity_value"]

@@ -8,11 +8,10 @@ Workload (most kinds make one; a Deployment makes one per pod, a LeaderWorkerSet
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpuplane.limits import limits
+from gpuplane.kube.quantity import quantity_value
 from gpuplane.vocab import AMD_GPU_RESOURCE, GPU_RESOURCE, MIG_RESOURCE_PREFIX
 from gpuplane.workloads.fields import Path, as_dict, as_list, as_str, get
 
@@ -24,32 +23,10 @@ def is_gpu_resource(name: str) -> bool:
     return name.startswith(GPU_RESOURCE_PREFIXES)
 
 
-class QuantityRangeError(Exception):
-    """A quantity that reads as a number but is not finite or exceeds 2^63-1 (`limits().quantity_max`;
-    apimachinery's quantity.go: "no quantity may represent a number greater than 2^63-1")."""
-
-
 def quantity(value: Any) -> float | None:
-    """A resource quantity as a number (only plain numbers matter for GPUs); None if unreadable.
-
-    Raises QuantityRangeError for a number beyond what a Kubernetes quantity can hold (`1e400`).
-    """
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        number = (
-            float(value) if not isinstance(value, int) or abs(value) <= limits().quantity_max else math.inf
-        )
-    else:
-        try:
-            number = float(as_str(value).strip())
-        except ValueError:
-            return None
-    if math.isnan(number):
-        return None
-    if abs(number) > limits().quantity_max:
-        raise QuantityRangeError(f"{value!r} is larger than a Kubernetes quantity can be (2^63-1)")
-    return number
+    """A resource quantity as a number of units (`gpuplane.kube.quantity`'s grammar, so `1000m` is
+    1); None if it is not a non-negative quantity. Raises QuantityRangeError past 2^63-1 (`1e400`)."""
+    return quantity_value(value)
 
 
 @dataclass

@@ -46,7 +46,18 @@ def test_container_cuda_version(image: str, env: list[dict[str, str]], cuda: tup
 
 
 @pytest.mark.parametrize(
-    ("value", "amount"), [(1, 1.0), ("2", 2.0), ("0", 0.0), ("1k", None), (True, None), (None, None)]
+    ("value", "amount"),
+    [
+        (1, 1.0),
+        ("2", 2.0),
+        ("0", 0.0),
+        ("1000m", 1.0),  # Kubernetes' grammar (gpuplane.kube.quantity): 1000m is 1
+        ("1k", 1000.0),
+        ("abc", None),
+        ("-1", None),
+        (True, None),
+        (None, None),
+    ],
 )
 def test_quantity(value: object, amount: float | None) -> None:
     assert quantity(value) == amount
