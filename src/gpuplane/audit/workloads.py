@@ -11,6 +11,7 @@ from typing import Any
 
 from gpuplane.audit.objects import K8sObject, Path
 from gpuplane.errors import InputError
+from gpuplane.kube.quantity import QuantityRangeError
 from gpuplane.workloads import (
     GPU_RESOURCE_PREFIXES,
     NON_WORKLOAD_KINDS,
@@ -21,7 +22,6 @@ from gpuplane.workloads import (
     quantity,
 )
 from gpuplane.workloads import pod_templates as _templates
-from gpuplane.kube.quantity import QuantityRangeError
 from gpuplane.workloads.serving import KNATIVE_GROUP
 
 __all__ = [
