@@ -278,7 +278,7 @@ def test_an_interrupted_cleanup_says_what_remains_and_how_to_delete_it(
 def test_cli_prints_what_remains_on_an_interrupt(
     tmp_path: Path, replay: tuple[ReplayState, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    state, kubeconfig = replay
+    _, kubeconfig = replay
     clock = Clock(interrupt_at={1, 2})
     monkeypatch.setattr(runner_module, "POLL_S", 0.0)
     monkeypatch.setattr("gpuplane.cli.acceptance.time.time", clock)

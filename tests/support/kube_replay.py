@@ -144,7 +144,8 @@ class _Handler(BaseHTTPRequestHandler):
         segments, query = self._route()
         st = self.state
         with st.lock:
-            if query.get("watch") == ["true"]:
+            # the API server parses bools with Go's strconv.ParseBool: kubernetes 29 sends `True`
+            if query.get("watch", [""])[0] in ("1", "t", "T", "true", "TRUE", "True"):
                 st.calls.append(f"WATCH {urlsplit(self.path).path}")
                 return self._watch(query)
             st.calls.append(f"GET {urlsplit(self.path).path}")

@@ -136,7 +136,15 @@ class Cluster:
 
     @_reaching
     def create(self, obj: dict[str, Any]) -> dict[str, Any]:
-        """Create one object; returns it as the API server stored it."""
+        """Create one object; returns it as the API server stored it (checked: same name, a UID)."""
+        stored = self._create(obj)
+        meta = stored.get("metadata")
+        if not isinstance(meta, dict) or meta.get("name") != obj["metadata"]["name"] or not meta.get("uid"):
+            # kubernetes 29 turns an answer that is not JSON into an empty model instead of failing
+            raise ValueError("the answer is not the object created")
+        return stored
+
+    def _create(self, obj: dict[str, Any]) -> dict[str, Any]:
         from kubernetes.client.exceptions import ApiException
 
         kind, meta = obj["kind"], obj["metadata"]
