@@ -35,6 +35,7 @@ import yaml
 from gpuplane.acceptance.cluster import Cluster, parse_time
 from gpuplane.acceptance.observations import Observations, PodRecord, helper_events, run_of
 from gpuplane.acceptance.suite import SUITE_FILE
+from gpuplane.account.promurl import redact_text
 from gpuplane.errors import InputError, UpstreamError
 from gpuplane.limits import limits
 from gpuplane.vocab import (
@@ -301,8 +302,7 @@ class Runner:
         ]
         if launcher:
             text = self.cluster.pod_log(self.namespace, _name(launcher[0]), "launcher")
-            self._keep_log(_name(launcher[0]), text)
-            self.obs.nccl_log = text
+            self.obs.nccl_log = self._keep_log(_name(launcher[0]), text)
 
     @staticmethod
     def _launcher_done(pods: dict[str, dict[str, Any]]) -> bool:
@@ -392,8 +392,7 @@ class Runner:
         )
         self.obs.pods.append(record)
         if log is not None:
-            self._keep_log(record.name, log)
-            self.obs.events += helper_events(log)
+            self.obs.events += helper_events(self._keep_log(record.name, log))
 
     def _finish(self, pod: dict[str, Any]) -> None:
         name = _name(pod)
@@ -415,10 +414,13 @@ class Runner:
                     self.obs.admitted = parse_time(cond.get("lastTransitionTime"))
                     return
 
-    def _keep_log(self, pod: str, text: str) -> None:
+    def _keep_log(self, pod: str, text: str) -> str:
+        """Keep a collected log, redacted (URL credentials, the kubeconfig's secrets), and save it now."""
+        text = redact_text(text, self.cluster.secrets)
         self.logs[pod] = text
         if self.on_log is not None:
             self.on_log(pod, text)
+        return text
 
     def _cleanup(self) -> None:
         """Delete this run's namespace (only if it carries this run's label and UID); wait until it is gone.
