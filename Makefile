@@ -20,6 +20,17 @@ $(MOTO):
 	.venv-moto/bin/pip install -q 'moto[server]>=5'
 	touch $(MOTO)
 
+# The lowest kubernetes client pyproject.toml allows, in its own venv: acceptance's cluster tests run
+# through it too (tests/acceptance/test_client_range.py). Its own site-packages come first; gpuplane and
+# the rest come from .venv through a .pth file.
+KUBE_LOW := .venv-kube-low/.installed-stamp
+$(KUBE_LOW): $(STAMP)
+	$(PYTHON) -m venv .venv-kube-low
+	.venv-kube-low/bin/pip install -q 'kubernetes==29.0.0'
+	$(PY) -c "import site, sys; print(site.getsitepackages()[0]); print('$(CURDIR)/src')" > \
+		"$$(.venv-kube-low/bin/python -c 'import site; print(site.getsitepackages()[0])')/zz-gpuplane.pth"
+	touch $(KUBE_LOW)
+
 demo: $(STAMP)
 	$(VENV)/bin/gpuplane simulate
 
@@ -27,7 +38,7 @@ demo: $(STAMP)
 system-deps:
 	bash scripts/system-deps.sh
 
-test: $(STAMP) system-deps $(MOTO)
+test: $(STAMP) system-deps $(MOTO) $(KUBE_LOW)
 	$(PY) -m pytest -q -n 2 --dist loadfile
 
 lint: $(STAMP)
@@ -42,4 +53,4 @@ bench: $(STAMP)
 	PYTHONPATH=$(if $(GPUPLANE_PURE),,build/compiled) $(PY) benchmarks/run.py $(BENCH)
 
 clean:
-	rm -rf $(VENV) .venv-moto .pytest_cache .mypy_cache .ruff_cache build/compiled
+	rm -rf $(VENV) .venv-moto .venv-kube-low .pytest_cache .mypy_cache .ruff_cache build/compiled

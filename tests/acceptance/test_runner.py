@@ -22,7 +22,9 @@ from tests.acceptance.helpers import EXAMPLES, FIXTURES, suite_for
 from tests.support.browser import check_in_chromium
 from tests.support.kube_replay import ReplayState, replay_server
 
-NS = "acceptance-h100-train"
+SUITE_NS = "acceptance-h100-train"
+RUN = "0123abcd"
+NS = f"{SUITE_NS}-{RUN}"  # the run's own namespace
 API = FIXTURES / "api"
 START = datetime.fromisoformat("2026-11-20T09:07:30+00:00").timestamp()
 N0, N1 = "ip-10-0-3-7.ec2.internal", "ip-10-0-3-8.ec2.internal"
@@ -35,7 +37,12 @@ CREATE = [
     f"POST /api/v1/namespaces/{NS}/configmaps",
     f"POST /api/v1/namespaces/{NS}/persistentvolumeclaims",
 ]
-CLEANUP = [f"DELETE /api/v1/namespaces/{NS}", f"GET /api/v1/namespaces/{NS}", f"GET /api/v1/namespaces/{NS}"]
+CLEANUP = [
+    f"GET /api/v1/namespaces/{NS}",
+    f"DELETE /api/v1/namespaces/{NS}",
+    f"GET /api/v1/namespaces/{NS}",
+    f"GET /api/v1/namespaces/{NS}",
+]
 
 
 class FakeClock:
@@ -72,7 +79,9 @@ def replay(tmp_path: Path) -> Iterator[tuple[ReplayState, Path]]:
 
 def _run(suite_dir: Path, kubeconfig: Path, clock: FakeClock) -> tuple[Runner, object]:
     cluster = connect(str(kubeconfig), "replay")
-    runner = Runner(cluster, load_plan(suite_dir), clock=clock, sleep=clock.sleep, deadline_s=7200)
+    runner = Runner(
+        cluster, load_plan(suite_dir), clock=clock, sleep=clock.sleep, deadline_s=7200, run_id=RUN
+    )
     try:
         return runner, runner.run()
     finally:
@@ -165,7 +174,7 @@ def test_ctrl_c_mid_run_still_deletes_the_namespace(
     with pytest.raises(KeyboardInterrupt):
         _run(suite_dir, kubeconfig, FakeClock(START, interrupt_at=1))
     # interrupted while waiting after the pod deletion: the namespace goes, nothing is left
-    assert state.calls[-3:] == CLEANUP
+    assert state.calls[-4:] == CLEANUP
     assert f"DELETE /api/v1/namespaces/{NS}/pods/{OLD}" in state.calls
     assert state.leftovers() == []
 
@@ -179,7 +188,8 @@ def test_a_namespace_that_is_already_there_is_never_touched(
 
     with pytest.raises(NamespaceExists, match="already exists"):
         _run(suite_dir, kubeconfig, FakeClock(START))
-    assert state.calls == ["POST /api/v1/namespaces"]
+    # read back (it carries no run label of this run), never deleted
+    assert state.calls == ["POST /api/v1/namespaces", f"GET /api/v1/namespaces/{NS}"]
     assert state.leftovers() == [("Namespace", "", NS)]
 
 
@@ -195,9 +205,10 @@ def test_cli_run_asks_first_and_writes_a_bundle_that_opens_in_chromium(
     monkeypatch.setattr(runner_module, "POLL_S", 0.0)
     monkeypatch.setattr("gpuplane.cli.acceptance.time.time", clock)
     monkeypatch.setattr("gpuplane.cli.acceptance.time.sleep", clock.sleep)
+    monkeypatch.setattr("gpuplane.cli.acceptance.secrets.token_hex", lambda n: RUN)
     result = CliRunner().invoke(app, [*args, "--yes"])
     assert result.exit_code == 1, result.output  # step 6 was not checked (no --prometheus)
-    assert "create MPIJob acceptance-h100-train/nccl-allreduce" in result.output
+    assert f"create MPIJob {NS}/nccl-allreduce" in result.output
     assert "step 6 (GPU, network, storage, queue and cost labels exported)" in result.output
     assert state.leftovers() == []
     files = sorted(p.relative_to(bundle).as_posix() for p in bundle.rglob("*") if p.is_file())
@@ -233,7 +244,9 @@ def test_an_unreachable_cluster_is_an_upstream_error(suite_dir: Path, tmp_path: 
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 3, result.output
     assert "error: Kubernetes API http://127.0.0.1:9: cannot reach the API server" in result.output
-    assert not bundle.exists()
+    # the evidence written before the run touched the cluster stays, marked incomplete
+    assert json.loads((bundle / "bundle.json").read_text())["verdict"] == "incomplete"
+    assert not (bundle / "results.json").exists()
 
 
 def test_run_on_a_directory_that_is_not_a_suite_is_an_input_error(tmp_path: Path) -> None:

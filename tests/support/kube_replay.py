@@ -7,7 +7,10 @@ reason and code for 404, 409 and 400), streams pod watch events as newline-delim
 namespace with everything in it (Terminating once, then 404). Which pods appear and how they move
 is a recorded script (`script.json`): events released when a kind is created or a pod deleted.
 
-Every request is recorded as "METHOD path" ("WATCH path" for watches) in `calls`.
+Every request is recorded as "METHOD path" ("WATCH path" for watches) in `calls`; every object
+created as (kind, namespace, name) in `created` and every DELETE as (kind, namespace, name) in
+`deleted`. A DELETE with `preconditions.uid` that does not match the object is answered 409
+Conflict, as the API server does. Pods are served in the namespace they were watched in.
 """
 
 from __future__ import annotations
@@ -59,6 +62,8 @@ class ReplayState:
     fixtures: Path
     script: dict[str, Any]
     calls: list[str] = field(default_factory=list)
+    created: list[tuple[str, str, str]] = field(default_factory=list)
+    deleted: list[tuple[str, str, str]] = field(default_factory=list)
     objects: dict[tuple[str, str, str], dict[str, Any]] = field(default_factory=dict)  # (kind, ns, name)
     queues: dict[str, list[list[str]]] = field(default_factory=dict)  # watch group -> events
     terminating: set[str] = field(default_factory=set)
@@ -131,6 +136,7 @@ class _Handler(BaseHTTPRequestHandler):
                 creationTimestamp=CREATED_AT,
             )
             st.objects[(kind, ns, name)] = body
+            st.created.append((kind, ns, name))
             st.release(f"create {kind}")
         self._send(201, body)
 
@@ -138,7 +144,8 @@ class _Handler(BaseHTTPRequestHandler):
         segments, query = self._route()
         st = self.state
         with st.lock:
-            if query.get("watch") == ["true"]:
+            # the API server parses bools with Go's strconv.ParseBool: kubernetes 29 sends `True`
+            if query.get("watch", [""])[0] in ("1", "t", "T", "true", "TRUE", "True"):
                 st.calls.append(f"WATCH {urlsplit(self.path).path}")
                 return self._watch(query)
             st.calls.append(f"GET {urlsplit(self.path).path}")
@@ -148,7 +155,12 @@ class _Handler(BaseHTTPRequestHandler):
         selector = query.get("labelSelector", [""])[0]
         group = "nccl" if "nccl" in selector else "train"
         events = self.state.queues.pop(group, [])
-        lines = [json.dumps({"type": t, "object": self.state.pod(name, phase)}) for t, name, phase in events]
+        segments, _ = self._route()
+        ns = segments[segments.index("namespaces") + 1]
+        pods = [(t, self.state.pod(name, phase)) for t, name, phase in events]
+        for _, pod in pods:
+            pod["metadata"]["namespace"] = ns
+        lines = [json.dumps({"type": t, "object": pod}) for t, pod in pods]
         self._send(200, "".join(line + "\n" for line in lines))
 
     def _get(self, segments: list[str], query: dict[str, list[str]]) -> None:
@@ -180,16 +192,28 @@ class _Handler(BaseHTTPRequestHandler):
     def do_DELETE(self) -> None:
         segments, _ = self._route()
         st = self.state
+        length = int(self.headers.get("Content-Length", 0) or 0)
+        body = json.loads(self.rfile.read(length) or b"{}") if length else {}
+        want = (body.get("preconditions") or {}).get("uid")
         with st.lock:
             st.calls.append(f"DELETE {urlsplit(self.path).path}")
             if segments[-2] == "pods":
-                st.release(f"delete {segments[-1]}")
                 pod = st.pod(segments[-1], "Running")
+                if want is not None and want != pod["metadata"]["uid"]:
+                    return self._send(
+                        409, status(409, "Conflict", "Precondition failed: UID in precondition")
+                    )
+                st.deleted.append(("Pod", segments[-3], segments[-1]))
+                st.release(f"delete {segments[-1]}")
                 pod["metadata"]["deletionTimestamp"] = "2026-11-20T09:07:30Z"
                 return self._send(200, pod)
             name = segments[-1]
             if ("Namespace", "", name) not in st.objects:
                 return self._send(404, status(404, "NotFound", f'namespaces "{name}" not found'))
+            uid = st.objects[("Namespace", "", name)]["metadata"].get("uid")
+            if want is not None and want != uid:
+                return self._send(409, status(409, "Conflict", "Precondition failed: UID in precondition"))
+            st.deleted.append(("Namespace", "", name))
             for key in [k for k in st.objects if k[1] == name]:
                 st.objects.pop(key)
             st.terminating.add(name)
@@ -198,9 +222,11 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def replay_server(fixtures: Path, tmp: Path) -> Iterator[tuple[ReplayState, Path]]:
-    """Serve `fixtures` on 127.0.0.1; yields the state and a kubeconfig pointing at it."""
-    state = ReplayState(fixtures, json.loads((fixtures / "script.json").read_text()))
+def replay_server(
+    fixtures: Path, tmp: Path, script: str = "script.json"
+) -> Iterator[tuple[ReplayState, Path]]:
+    """Serve `fixtures` on 127.0.0.1 by `script`; yields the state and a kubeconfig pointing at it."""
+    state = ReplayState(fixtures, json.loads((fixtures / script).read_text()))
     handler = type("Handler", (_Handler,), {"state": state})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)

@@ -196,7 +196,27 @@ def _copy_one(url: str, dest: str, env: dict[str, str]) -> tuple[int, int]:
 def _shown(url: str) -> str:
     """The URL without query string or user info (presigned tokens are secrets)."""
     parts = urllib.parse.urlsplit(url)
-    return urllib.parse.urlunsplit((parts.scheme, parts.hostname or parts.netloc, parts.path, "", ""))
+    host = parts.netloc.rsplit("@", 1)[-1]
+    return urllib.parse.urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+def _scrub(text: str, url: str) -> str:
+    """`text` (an error message) without any secret part of `url`: the URL is shown as `_shown`
+    shows it, and its user info, password (quoted and unquoted) and query are replaced by `***`.
+
+    This file runs alone in the pod (stdlib only), so it cannot import gpuplane's redaction
+    (`gpuplane.account.promurl.redact_text`); the runner passes every log it collects through
+    that one before it is scored, written or shown."""
+    parts = urllib.parse.urlsplit(url)
+    text = text.replace(url, _shown(url))
+    secrets = [parts.query, parts.fragment]
+    if "@" in parts.netloc:
+        userinfo = parts.netloc.rsplit("@", 1)[0]
+        secrets += [userinfo, userinfo.partition(":")[2]]
+        secrets += [urllib.parse.unquote(s) for s in (userinfo, userinfo.partition(":")[2])]
+    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return text
 
 
 def fetch(args: argparse.Namespace) -> int:
@@ -209,7 +229,8 @@ def fetch(args: argparse.Namespace) -> int:
         try:
             copied, files = _copy_one(url, os.path.join(args.to, what), env)
         except (OSError, ValueError, ET.ParseError) as exc:
-            emit("copy_failed", what=what, source=_shown(url), error=f"{type(exc).__name__}: {exc}")
+            error = _scrub(f"{type(exc).__name__}: {exc}", url)
+            emit("copy_failed", what=what, source=_shown(url), error=error)
             failed += 1
             continue
         seconds = max(round(time.monotonic() - started, 6), 1e-6)

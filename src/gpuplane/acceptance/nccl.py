@@ -20,6 +20,7 @@ A threshold always names which one it means.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -29,11 +30,12 @@ __all__ = ["METRICS", "Measure", "NcclRank", "NcclResult", "NcclRow", "parse_ncc
 METRICS = ("avg_busbw", "busbw_at_max", "peak_busbw")
 
 _RANK = re.compile(
-    r"^#\s+Rank\s+(?P<rank>\d+)(?:\s+Group\s+\d+)?\s+Pid\s+\d+\s+on\s+(?P<host>\S+)\s+device\s+"
-    r"(?P<device>\d+)\s+\[[^\]]*\]\s+(?P<name>.*?)\s*$"
+    r"^#\s+Rank\s+(?P<rank>[0-9]{1,9})(?:\s+Group\s+\d+)?\s+Pid\s+\d+\s+on\s+(?P<host>\S+)\s+device\s+"
+    r"(?P<device>[0-9]{1,9})\s+\[[^\]]*\]\s+(?P<name>.*?)\s*$"
 )
 _AVG = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*(?P<value>[-+0-9.eE]+|nan|inf)", re.IGNORECASE)
-_OOB = re.compile(r"^#\s*Out of bounds values\s*:\s*(?P<value>\d+)")
+_OOB = re.compile(r"^#\s*Out of bounds values\s*:\s*(?P<value>[0-9]+)")
+_WHOLE = re.compile(r"[0-9]{1,19}")
 _TIME_COLUMNS = ("time", "cputime")
 _WRONG_COLUMNS = ("#wrong", "error")
 
@@ -170,8 +172,21 @@ def _measure(tokens: list[str], start: int, width: int) -> Measure:
     return Measure(float(tokens[start]), float(tokens[start + 1]), float(tokens[start + 2]), wrong)
 
 
+def _whole(text: str) -> int | None:
+    """An ASCII whole number of at most 19 digits (int64, as nccl-tests prints), else None."""
+    return int(text) if _WHOLE.fullmatch(text) else None
+
+
+def _footer_number(text: str) -> float:
+    """The footer's average; text that is no number reads as NaN (it then passes no threshold)."""
+    try:
+        return float(text)
+    except ValueError:
+        return math.nan
+
+
 def _row(tokens: list[str], layout: _Layout) -> NcclRow | None:
-    if len(tokens) < layout.width or not (tokens[0].isdigit() and tokens[1].isdigit()):
+    if len(tokens) < layout.width or _whole(tokens[0]) is None or _whole(tokens[1]) is None:
         return None
     try:
         halves = [_measure(tokens, start, width) for start, width in layout.groups]
@@ -195,14 +210,14 @@ def parse_nccl(text: str) -> NcclResult:
     for raw in text.splitlines():
         line = raw.rstrip()
         if line.startswith("#"):
-            if match := _RANK.match(line):
+            if (match := _RANK.match(line)) and _whole(match["rank"]) is not None:
                 result.ranks.append(
                     NcclRank(int(match["rank"]), match["host"], int(match["device"]), match["name"])
                 )
             elif match := _AVG.match(line):
-                result.reported_avg_busbw = float(match["value"])
+                result.reported_avg_busbw = _footer_number(match["value"])
             elif match := _OOB.match(line):
-                result.out_of_bounds = int(match["value"])
+                result.out_of_bounds = _whole(match["value"])
             elif (names := _header_names(line)) is not None:
                 layout = _layout(names)
             continue

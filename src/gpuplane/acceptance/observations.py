@@ -8,7 +8,8 @@ The runner fills it from the cluster (object timestamps, pod logs, image IDs, la
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+import math
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from gpuplane.acceptance.helper import PROTOCOL
@@ -64,13 +65,76 @@ class Observations:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Observations:
-        """Read back `as_dict` output (unknown keys are an error: the file is ours)."""
+        """Read back `as_dict` output (unknown keys and wrong types are a ValueError: the file is ours)."""
         data = dict(data)
-        data["events"] = [e for e in data.get("events", []) if well_formed(e)]
-        pods = [PodRecord(**p) for p in data.pop("pods", [])]
+        events = data.get("events", [])
+        data["events"] = [e for e in _typed(events, list, "events") if well_formed(e)]
+        pods = [
+            PodRecord(**_checked(PodRecord, p, "pods[]")) for p in _typed(data.pop("pods", []), list, "pods")
+        ]
         raw_series = data.pop("series", None)
-        series = None if raw_series is None else [SeriesCheck(**s) for s in raw_series]
-        return cls(pods=pods, series=series, **data)
+        series = (
+            None
+            if raw_series is None
+            else [
+                SeriesCheck(**_checked(SeriesCheck, s, "series[]"))
+                for s in _typed(raw_series, list, "series")
+            ]
+        )
+        return cls(pods=pods, series=series, **_checked(cls, data, "observations", skip=("pods", "series")))
+
+
+#: What each field of the observation records may hold (as JSON reads it back).
+_TYPES: dict[str, tuple[type, ...]] = {
+    "str": (str,),
+    "str | None": (str, type(None)),
+    "float | None": (int, float, type(None)),
+    "float": (int, float),
+    "int": (int,),
+    "bool": (bool,),
+    "dict[str, str]": (dict,),
+    "list[dict[str, str]]": (list,),
+    "list[str]": (list,),
+    "list[dict[str, Any]]": (list,),
+}
+
+
+def _typed(value: Any, kind: type, where: str) -> Any:
+    if not isinstance(value, kind):
+        raise ValueError(f"{where} must be a {kind.__name__}")
+    return value
+
+
+def _checked(cls: type, data: Any, where: str, skip: tuple[str, ...] = ()) -> dict[str, Any]:
+    """`data` if every key is a field of `cls` holding the field's type (finite numbers only)."""
+    if not isinstance(data, dict):
+        raise ValueError(f"{where} must be an object")
+    known = {f.name: str(f.type) for f in fields(cls)}
+    for key, value in data.items():
+        if key in skip:
+            continue
+        if key not in known:
+            raise ValueError(f"{where}: unknown field {key!r}")
+        allowed = _TYPES.get(known[key], (object,))
+        if not isinstance(value, allowed) or (isinstance(value, bool) and bool not in allowed):
+            raise ValueError(f"{where}.{key}: {type(value).__name__} is not {known[key]}")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"{where}.{key}: not a finite number")
+        if isinstance(value, dict) and not all(isinstance(v, str) for v in value.values()):
+            raise ValueError(f"{where}.{key}: values must be strings")
+        if (
+            isinstance(value, list)
+            and known[key] == "list[str]"
+            and not all(isinstance(v, str) for v in value)
+        ):
+            raise ValueError(f"{where}.{key}: items must be strings")
+        if (
+            isinstance(value, list)
+            and known[key] == "list[dict[str, str]]"
+            and not all(isinstance(v, dict) and all(isinstance(x, str) for x in v.values()) for v in value)
+        ):
+            raise ValueError(f"{where}.{key}: items must be objects of strings")
+    return {k: v for k, v in data.items() if k not in skip}
 
 
 def run_of(event: dict[str, Any]) -> str:
@@ -90,9 +154,17 @@ def well_formed(record: Any) -> bool:
         or not isinstance(record.get("event"), str)
     ):
         return False
-    return all(
-        isinstance(record[k], int | float) and not isinstance(record[k], bool) for k in NUMERIC if k in record
-    )
+    return all(_finite_number(record[k]) for k in NUMERIC if k in record)
+
+
+def _finite_number(value: Any) -> bool:
+    """A JSON number scoring can use: not a bool, and finite as a float (a 400-digit step is not)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
 
 
 def helper_events(text: str) -> list[dict[str, Any]]:

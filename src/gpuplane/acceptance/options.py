@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from gpuplane.acceptance.thresholds import Threshold, default_threshold, fabric_of, nccl_threshold
+from gpuplane.account.promurl import redact_url
 from gpuplane.errors import UsageError
 from gpuplane.spec import derived
 from gpuplane.spec.models import NodePool, PlatformSpec, Team
@@ -124,9 +125,16 @@ def _check_sources(options: SuiteOptions) -> None:
         if url is None:
             continue
         parts = urlsplit(url)
+        shown = redact_url(url)
         if parts.scheme not in SOURCE_SCHEMES or not parts.netloc:
             raise UsageError(
-                f"{url!r}: expected http(s)://HOST/PATH, s3://BUCKET/KEY or pvc://CLAIM/PATH", option=option
+                f"{shown!r}: expected http(s)://HOST/PATH, s3://BUCKET/KEY or pvc://CLAIM/PATH", option=option
+            )
+        if "@" in parts.netloc:
+            raise UsageError(
+                f"{shown!r} carries credentials, which would be written into the suite's manifests and "
+                "the pods' specs; give them through --s3-secret (a Secret with AWS_* variables) or a pvc:// source",
+                option=option,
             )
 
 

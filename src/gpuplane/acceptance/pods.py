@@ -25,6 +25,7 @@ __all__ = [
     "HELPER_CONFIGMAP",
     "NO_PYTHON_EXIT",
     "gpu_request",
+    "gpu_resources",
     "pod_labels",
     "python_guard",
     "train_container",
@@ -109,8 +110,11 @@ def _sources(suite: ResolvedSuite) -> tuple[list[str], list[dict[str, str]]]:
     return args, pvcs
 
 
-def _resources(suite: ResolvedSuite) -> dict[str, Any]:
-    count = gpu_request(suite)
+def gpu_resources(suite: ResolvedSuite) -> dict[str, Any]:
+    """The container's GPU requests and limits. Quantities are strings, as the API server writes
+    them: the kubernetes client 37 validates bodies against `V1ResourceRequirements` (`Dict[str,
+    StrictStr]`) and refuses an integer before sending (see `acceptance.cluster`)."""
+    count = str(gpu_request(suite))
     return {"limits": {suite.resource: count}, "requests": {suite.resource: count}}
 
 
@@ -156,7 +160,7 @@ def _train_container(suite: ResolvedSuite, mounts: list[dict[str, Any]]) -> dict
         "image": suite.options.image,
         "command": _guarded("train", [*run, "--", *suite.options.command]),
         "env": [{"name": "GPUPLANE_DATA_DIR", "value": DATA_MOUNT}],
-        "resources": _resources(suite),
+        "resources": gpu_resources(suite),
         "volumeMounts": mounts,
     }
 

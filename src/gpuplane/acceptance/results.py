@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -34,14 +35,25 @@ class Figure:
 
     @property
     def passed(self) -> bool | None:
-        """None when there is no threshold; False when there is one and nothing was measured."""
+        """None when there is no threshold; False when there is one and nothing finite was measured
+        (`inf`, `1e400` and `nan` in a log are not measurements, and never pass)."""
         if self.threshold is None:
             return None
-        return self.value is not None and self.threshold.passes(self.value)
+        return self.finite and self.value is not None and self.threshold.passes(self.value)
+
+    @property
+    def finite(self) -> bool:
+        """Whether the value is a finite number (None counts as not measured, not as infinite)."""
+        return self.value is None or math.isfinite(self.value)
 
     def describe(self) -> str:
         """`name 212.4 GB/s (threshold >= 300 GB/s, source)`."""
-        shown = "not measured" if self.value is None else f"{self.value:.4g} {self.unit}".rstrip()
+        if self.value is None:
+            shown = "not measured"
+        elif not self.finite:
+            shown = f"not a finite number ({self.value})"
+        else:
+            shown = f"{self.value:.4g} {self.unit}".rstrip()
         if self.threshold is None:
             return f"{self.name} {shown}"
         t = self.threshold
@@ -51,7 +63,7 @@ class Figure:
         """Plain dict for results.json."""
         return {
             "name": self.name,
-            "value": self.value,
+            "value": self.value if self.finite else None,
             "unit": self.unit,
             "threshold": self.threshold.as_dict() if self.threshold else None,
             "passed": self.passed,

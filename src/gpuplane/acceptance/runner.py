@@ -8,11 +8,23 @@ create step 1's workload; when a training pod has reported a checkpoint, save it
 it (step 5); wait for the training pods to finish; read the Workloads (admission times) and the
 nodes (labels); delete the namespace. The namespace is deleted on every way out, Ctrl-C
 included, and only when this run created it.
+
+Ownership: the run creates its own namespace, named from the suite's plus a run id
+(`acceptance-h100-train-3f9c1a2b`), labelled `LABEL_ACCEPTANCE_RUN=<run id>` with an annotation
+saying so; every object it creates carries the same label. Cleanup reads that namespace back and
+deletes it only when it carries this run's label (and the UID the API gave it at creation),
+with a UID precondition, so a namespace the run did not create is never deleted, whatever
+suite.json says. `remains()` says what may be left (and the kubectl command) when cleanup could
+not confirm the namespace gone: an interrupt during cleanup, an API error, the deadline.
 """
 
 from __future__ import annotations
 
+import copy
 import json
+import os
+import re
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,14 +35,30 @@ import yaml
 from gpuplane.acceptance.cluster import Cluster, parse_time
 from gpuplane.acceptance.observations import Observations, PodRecord, helper_events, run_of
 from gpuplane.acceptance.suite import SUITE_FILE
+from gpuplane.account.promurl import redact_text
 from gpuplane.errors import InputError, UpstreamError
-from gpuplane.vocab import LABEL_ACCEPTANCE, LABEL_ACCEPTANCE_STEP
+from gpuplane.limits import limits
+from gpuplane.vocab import (
+    ANNOTATION_ACCEPTANCE_RUN,
+    LABEL_ACCEPTANCE,
+    LABEL_ACCEPTANCE_RUN,
+    LABEL_ACCEPTANCE_STEP,
+)
 
-__all__ = ["Plan", "RunTimeout", "Runner", "load_plan"]
+__all__ = ["Plan", "RunTimeout", "Runner", "load_plan", "run_namespace"]
 
 WATCH_S = 10
 POLL_S = 5.0
 NAMESPACE_GONE_S = 300.0
+#: A DNS-1123 label (a namespace name): at most 63 characters.
+_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
+WORKLOAD_KINDS = ("Job", "JobSet", "PyTorchJob", "MPIJob")
+
+
+def run_namespace(base: str, run_id: str) -> str:
+    """The namespace one run creates: the suite's name cut to fit, then `-<run id>` (63 characters at most)."""
+    keep = 63 - len(run_id) - 1
+    return f"{base[:keep].rstrip('-')}-{run_id}"
 
 
 class RunTimeout(Exception):
@@ -50,49 +78,119 @@ class Plan:
     def namespace(self) -> str:
         return str(self.info["namespace"])
 
-    def describe(self) -> list[str]:
+    def describe(self, run_id: str) -> list[str]:
         """What the run will create and delete, one line each (shown before asking)."""
+        ns = run_namespace(self.namespace, run_id)
         lines = [
-            f"create {o['kind']} {o['metadata'].get('namespace', '-')}/{o['metadata']['name']}"
+            f"create {o['kind']} {ns + '/' if o['kind'] != 'Namespace' else ''}"
+            f"{ns if o['kind'] == 'Namespace' else o['metadata']['name']}"
             for o in self.objects
         ]
+        lines.append(f"  (every object labelled {LABEL_ACCEPTANCE_RUN}={run_id})")
+        lines.append(f"delete one running training pod in {ns} after its first checkpoint (step 5)")
         lines.append(
-            f"delete one running training pod in {self.namespace} after its first checkpoint (step 5)"
+            f"delete namespace {ns} and everything in it at the end (also on Ctrl-C), "
+            "only if it still carries this run's label and UID"
         )
-        lines.append(f"delete namespace {self.namespace} and everything in it at the end (also on Ctrl-C)")
         return lines
 
 
-def load_plan(directory: Path) -> Plan:
-    """Read a suite directory written by `acceptance render`."""
-    suite_file = directory / SUITE_FILE
+def _problem(path: Path, field: str, message: str) -> InputError:
+    return InputError.single(str(path), message, path=field)
+
+
+def _read_inside(directory: Path, rel: object, suite_file: Path) -> str:
+    """The text of manifest `rel`, which must be a plain file inside the suite folder (no link)."""
+    if not isinstance(rel, str) or not rel or os.path.isabs(rel) or ".." in Path(rel).parts:
+        raise _problem(suite_file, "manifests", f"{rel!r} is not a path inside the suite folder; refusing it")
+    path = directory / rel
+    cap = limits().input_bytes
     try:
-        info = json.loads(suite_file.read_text(encoding="utf-8"))
+        parent = directory.resolve()
+        for part in [path, *path.parents]:
+            if part == directory:
+                break
+            if stat.S_ISLNK(os.lstat(part).st_mode):
+                raise _problem(suite_file, "manifests", f"{rel} is a symbolic link; refusing to follow it")
+        if not path.resolve().is_relative_to(parent):
+            raise _problem(suite_file, "manifests", f"{rel} is outside the suite folder; refusing it")
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as handle:
+            data = handle.read(cap + 1)
+    except OSError as exc:
+        raise InputError.single(str(path), f"cannot read the manifest ({exc.strerror or exc})") from None
+    if len(data) > cap:
+        raise InputError.single(str(path), f"larger than {cap} bytes (limit input_bytes)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError.single(str(path), "not UTF-8 text") from None
+
+
+def _read_suite_file(suite_file: Path) -> dict[str, Any]:
+    cap = limits().input_bytes
+    try:
+        fd = os.open(suite_file, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as handle:
+            data = handle.read(cap + 1)
     except OSError as exc:
         raise InputError.single(
             str(suite_file), f"cannot read ({exc.strerror}); is this an acceptance suite?"
         ) from None
-    except ValueError as exc:
-        raise InputError.single(str(suite_file), f"not JSON: {exc}") from None
+    if len(data) > cap:
+        raise InputError.single(str(suite_file), f"larger than {cap} bytes (limit input_bytes)")
+    try:
+        info = json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError) as exc:
+        raise InputError.single(str(suite_file), f"not JSON: {str(exc)[:200]}") from None
+    if not isinstance(info, dict):
+        raise InputError.single(str(suite_file), "not a JSON object; is this an acceptance suite?")
+    ns = info.get("namespace")
+    if not isinstance(ns, str) or not _DNS_LABEL.fullmatch(ns):
+        raise _problem(suite_file, "namespace", f"{ns!r} is not a namespace name (a DNS-1123 label)")
+    for key, kind in (("manifests", dict), ("workloads", dict)):
+        if not isinstance(info.get(key), kind):
+            raise _problem(suite_file, key, "missing or not a JSON object")
+    if not isinstance(info.get("nodes"), int) or isinstance(info["nodes"], bool) or info["nodes"] < 1:
+        raise _problem(suite_file, "nodes", f"{info.get('nodes')!r} is not a positive whole number")
+    return info
+
+
+def load_plan(directory: Path) -> Plan:
+    """Read a suite directory written by `acceptance render` (manifests only from inside it)."""
+    suite_file = directory / SUITE_FILE
+    info = _read_suite_file(suite_file)
     manifests: dict[str, str] = {}
     objects: list[dict[str, Any]] = []
-    for rel in sorted(info.get("manifests", {})):
-        path = directory / rel
+    for rel in sorted(info["manifests"]):
+        text = _read_inside(directory, rel, suite_file)
         try:
-            text = path.read_text(encoding="utf-8")
-            docs = [d for d in yaml.safe_load_all(text) if isinstance(d, dict)]
-        except (OSError, yaml.YAMLError) as exc:
-            raise InputError.single(str(path), f"cannot read the manifest: {exc}") from None
+            docs = [d for d in yaml.safe_load_all(text) if d is not None]
+        except yaml.YAMLError as exc:
+            raise InputError.single(str(directory / rel), f"cannot read the manifest: {exc}") from None
+        bad = [d for d in docs if not isinstance(d, dict) or not isinstance(d.get("metadata"), dict)]
+        if bad or any(not isinstance(d.get("metadata", {}).get("name"), str) for d in docs):
+            raise InputError.single(
+                str(directory / rel), "every document must be an object with metadata.name"
+            )
         manifests[rel] = text
         objects += docs
-    wrong = [
-        o for o in objects if o.get("metadata", {}).get("namespace", info["namespace"]) != info["namespace"]
-    ]
+    ns = info["namespace"]
+    wrong = [o for o in objects if o["metadata"].get("namespace", ns) != ns]
     if wrong:
         raise InputError.single(
             str(directory),
-            f"{wrong[0]['kind']} {wrong[0]['metadata']['name']} is outside namespace {info['namespace']}",
+            f"{wrong[0].get('kind')} {wrong[0]['metadata']['name']} is outside namespace {ns}",
         )
+    namespaces = [o for o in objects if o.get("kind") == "Namespace"]
+    if len(namespaces) != 1 or namespaces[0]["metadata"]["name"] != ns:
+        raise _problem(suite_file, "namespace", f"the manifests must create exactly one Namespace, {ns}")
+    from gpuplane.acceptance.cluster import CRD_PLURALS
+
+    known = {"Namespace", "ConfigMap", "PersistentVolumeClaim", "Job", *CRD_PLURALS}
+    odd = [o for o in objects if o.get("kind") not in known]
+    if odd:
+        raise InputError.single(str(directory), f"{odd[0].get('kind')!r} is not a kind the suite creates")
     return Plan(directory, info, manifests, objects)
 
 
@@ -115,17 +213,51 @@ class Runner:
         clock: Callable[[], float],
         sleep: Callable[[float], None],
         deadline_s: float,
+        run_id: str,
+        on_log: Callable[[str, str], None] | None = None,
     ) -> None:
         self.cluster = cluster
         self.plan = plan
         self.clock = clock
         self.sleep = sleep
         self.deadline = clock() + deadline_s
+        self.run_id = run_id
+        self.namespace = run_namespace(plan.namespace, run_id)
+        self.objects = [self._owned(o) for o in plan.objects]
+        self.on_log = on_log  # called with (pod, text) as soon as a log is collected (evidence first)
         self.obs = Observations()
         self.logs: dict[str, str] = {}
         self.pods: dict[str, dict[str, Any]] = {}
-        self.created_namespace = False
+        self.namespace_sent = False  # the create was sent: the namespace may exist
+        self.namespace_uid: str | None = None
+        self.gone = False  # cleanup saw the namespace gone (or it was never created)
         self.deleted_uid: str | None = None
+
+    def _owned(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """A copy of a suite object placed in this run's namespace and labelled with the run id."""
+        out: dict[str, Any] = copy.deepcopy(obj)
+        meta = out["metadata"]
+        meta["labels"] = {**(meta.get("labels") or {}), LABEL_ACCEPTANCE_RUN: self.run_id}
+        if out["kind"] == "Namespace":
+            meta["name"] = self.namespace
+            meta["annotations"] = {
+                **(meta.get("annotations") or {}),
+                ANNOTATION_ACCEPTANCE_RUN: f"created by gpuplane acceptance run {self.run_id} "
+                f"(suite {self.plan.namespace}); deleted by it when the run ends",
+            }
+        else:
+            meta["namespace"] = self.namespace
+        return out
+
+    def remains(self) -> list[str]:
+        """What may be left in the cluster, and how to delete it ([] when nothing is)."""
+        if self.gone or not self.namespace_sent:
+            return []
+        uid = f", uid {self.namespace_uid}" if self.namespace_uid else ""
+        return [
+            f"namespace {self.namespace}{uid} and everything in it may remain in cluster {self.cluster.name}",
+            f"delete it with: kubectl delete namespace -l {LABEL_ACCEPTANCE_RUN}={self.run_id}",
+        ]
 
     @property
     def _container(self) -> str:
@@ -135,9 +267,7 @@ class Runner:
     def run(self) -> Observations:
         """Run the suite; the namespace is cleaned up however this ends."""
         try:
-            self._create(
-                [o for o in self.plan.objects if o["kind"] not in ("Job", "JobSet", "PyTorchJob", "MPIJob")]
-            )
+            self._create([o for o in self.objects if o["kind"] not in WORKLOAD_KINDS])
             if self.plan.info["workloads"].get("nccl"):
                 self._nccl()
             self._train()
@@ -151,13 +281,16 @@ class Runner:
     def _create(self, objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
         out = []
         for obj in objects:
-            out.append(self.cluster.create(obj))
             if obj["kind"] == "Namespace":
-                self.created_namespace = True
+                self.namespace_sent = True
+            created = self.cluster.create(obj)
+            if obj["kind"] == "Namespace":
+                self.namespace_uid = str((created.get("metadata") or {}).get("uid") or "") or None
+            out.append(created)
         return out
 
     def _workload(self, kind: str) -> dict[str, Any]:
-        return self._create([o for o in self.plan.objects if o["kind"] in kind.split("|")])[0]
+        return self._create([o for o in self.objects if o["kind"] in kind.split("|")])[0]
 
     def _nccl(self) -> None:
         self._workload("MPIJob")
@@ -168,9 +301,8 @@ class Runner:
             p for p in done.values() if p["metadata"]["labels"].get(LABEL_ACCEPTANCE_STEP) == "nccl-launcher"
         ]
         if launcher:
-            text = self.cluster.pod_log(self.plan.namespace, _name(launcher[0]), "launcher")
-            self.logs[_name(launcher[0])] = text
-            self.obs.nccl_log = text
+            text = self.cluster.pod_log(self.namespace, _name(launcher[0]), "launcher")
+            self.obs.nccl_log = self._keep_log(_name(launcher[0]), text)
 
     @staticmethod
     def _launcher_done(pods: dict[str, dict[str, Any]]) -> bool:
@@ -200,11 +332,11 @@ class Runner:
             )
         if self.obs.deleted_pod is None and running:
             victim = running[0]
-            text = self.cluster.pod_log(self.plan.namespace, victim, self._container)
+            text = self.cluster.pod_log(self.namespace, victim, self._container)
             events = helper_events(text)
             if any(e.get("event") == "checkpoint" for e in events):
                 self._record(live[victim], "train", text, deleted=True)
-                self.cluster.delete_pod(self.plan.namespace, victim)
+                self.cluster.delete_pod(self.namespace, victim, live[victim]["metadata"].get("uid"))
                 self.obs.deleted_pod, self.obs.deleted_at = victim, self.clock()
                 self.obs.deleted_run = next(
                     (run_of(e) for e in events if e.get("event") == "window_start"), None
@@ -222,7 +354,7 @@ class Runner:
         pods: dict[str, dict[str, Any]] = {}
         selector = f"{LABEL_ACCEPTANCE}={self.plan.namespace},{selector}"
         while True:
-            for event in self.cluster.watch_pods(self.plan.namespace, selector, WATCH_S):
+            for event in self.cluster.watch_pods(self.namespace, selector, WATCH_S):
                 pod = event["object"]
                 if event["type"] == "DELETED":
                     pods.pop(_name(pod), None)
@@ -260,19 +392,18 @@ class Runner:
         )
         self.obs.pods.append(record)
         if log is not None:
-            self.logs[record.name] = log
-            self.obs.events += helper_events(log)
+            self.obs.events += helper_events(self._keep_log(record.name, log))
 
     def _finish(self, pod: dict[str, Any]) -> None:
         name = _name(pod)
-        text = self.cluster.pod_log(self.plan.namespace, name, "fetch") + self.cluster.pod_log(
-            self.plan.namespace, name, self._container
+        text = self.cluster.pod_log(self.namespace, name, "fetch") + self.cluster.pod_log(
+            self.namespace, name, self._container
         )
         self._record(pod, "train", text)
 
     def _admission(self) -> None:
         api = str(self.plan.info.get("kueue_api", "v1beta2"))
-        for workload in self.cluster.workloads(self.plan.namespace, api):
+        for workload in self.cluster.workloads(self.namespace, api):
             owners = [o.get("name") for o in workload.get("metadata", {}).get("ownerReferences", [])]
             if self.plan.info["workloads"]["train"] not in owners:
                 continue
@@ -283,19 +414,49 @@ class Runner:
                     self.obs.admitted = parse_time(cond.get("lastTransitionTime"))
                     return
 
+    def _keep_log(self, pod: str, text: str) -> str:
+        """Keep a collected log, redacted (URL credentials, the kubeconfig's secrets), and save it now."""
+        text = redact_text(text, self.cluster.secrets)
+        self.logs[pod] = text
+        if self.on_log is not None:
+            self.on_log(pod, text)
+        return text
+
     def _cleanup(self) -> None:
-        """Delete the suite's namespace (only if this run created it) and wait until it is gone."""
-        if not self.created_namespace:
+        """Delete this run's namespace (only if it carries this run's label and UID); wait until it is gone.
+
+        Bounded by the run's deadline (at least one read and one delete are sent, each under the
+        client's request timeout); `remains()` says what is left when it could not finish.
+        """
+        if not self.namespace_sent:
+            self.gone = True
             return
         try:
-            self.cluster.delete_namespace(self.plan.namespace)
-            deadline = self.clock() + NAMESPACE_GONE_S
-            while self.cluster.namespace_exists(self.plan.namespace):
-                if self.clock() > deadline:
+            meta = self.cluster.read_namespace(self.namespace)
+            if meta is None:
+                self.gone = True
+                return
+            labels = meta.get("labels") or {}
+            uid = str(meta.get("uid") or "")
+            if labels.get(LABEL_ACCEPTANCE_RUN) != self.run_id or (
+                self.namespace_uid is not None and uid != self.namespace_uid
+            ):
+                self.obs.notes.append(
+                    f"namespace {self.namespace} does not carry this run's label and UID; not deleted"
+                )
+                self.gone = True  # not ours: nothing of this run remains in it to report
+                return
+            self.namespace_uid = uid
+            if not meta.get("deletionTimestamp"):
+                self.cluster.delete_namespace(self.namespace, uid)
+            stop = min(self.clock() + NAMESPACE_GONE_S, max(self.deadline, self.clock()))
+            while self.cluster.read_namespace(self.namespace) is not None:
+                if self.clock() >= stop:
                     self.obs.notes.append(
-                        f"namespace {self.plan.namespace} was still terminating when the run ended"
+                        f"namespace {self.namespace} was still terminating when the run ended"
                     )
                     return
                 self.sleep(POLL_S)
+            self.gone = True
         except UpstreamError as exc:
-            self.obs.notes.append(f"cleanup failed, delete namespace {self.plan.namespace} by hand: {exc}")
+            self.obs.notes.append(f"cleanup failed ({exc.message})")

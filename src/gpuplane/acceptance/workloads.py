@@ -16,6 +16,7 @@ from gpuplane.acceptance.pods import (
     CHECKPOINT_CLAIM,
     HELPER_CONFIGMAP,
     gpu_request,
+    gpu_resources,
     pod_labels,
     train_pod_template,
 )
@@ -158,7 +159,7 @@ def nccl_mpijob(suite: ResolvedSuite) -> dict[str, Any]:
         "name": "worker",
         "image": suite.options.image,
         "command": list(cfg["worker_command"]),
-        "resources": {"limits": {suite.resource: gpus}, "requests": {suite.resource: gpus}},
+        "resources": gpu_resources(suite),
     }
     spec = {
         "slotsPerWorker": gpus,

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import math
+import secrets
 import shlex
 import sys
 import time
@@ -12,17 +14,18 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from gpuplane.acceptance.bundle import MARKER, bundle_files, load_bundle, write_bundle
+from gpuplane.acceptance.bundle import Evidence, load_bundle, skeleton_files
 from gpuplane.acceptance.nccl import METRICS
 from gpuplane.acceptance.observations import Observations, from_logs
 from gpuplane.acceptance.options import MULTI_NODE_KINDS, SuiteOptions
 from gpuplane.acceptance.results import Results
 from gpuplane.acceptance.score import score
-from gpuplane.acceptance.suite import SUITE_FILE, render_suite
-from gpuplane.errors import EXIT_FAILED, GpuplaneError, OutputError, UsageError
+from gpuplane.acceptance.suite import SUITE_MARKER, render_suite
+from gpuplane.errors import EXIT_FAILED, GpuplaneError, UsageError
 from gpuplane.inputs import read_text
-from gpuplane.outputs import TreeMarker, write_text_atomic, write_tree_atomic
+from gpuplane.outputs import check_tree_target, write_text_atomic, write_tree_atomic
 from gpuplane.render.kueue import KUEUE_APIS
+from gpuplane.render.output import to_json
 from gpuplane.spec import load_spec_with_warnings
 
 acceptance_app = typer.Typer(
@@ -32,6 +35,15 @@ acceptance_app = typer.Typer(
 )
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 out = Console(highlight=False, soft_wrap=True)
+
+
+def _number(value: float | None, option: str, *, positive: bool = False) -> None:
+    """A numeric option must be a finite number, not negative (not zero either when `positive`)."""
+    if value is None:
+        return
+    if not math.isfinite(value) or value < 0 or (positive and value == 0):
+        wanted = "a finite number above 0" if positive else "a finite number, 0 or more"
+        raise UsageError(f"expected {wanted}, got {value!r}", option=option)
 
 
 def _command(text: str | None) -> tuple[str, ...]:
@@ -110,6 +122,16 @@ def render_command(
         raise UsageError(f"expected one of {', '.join(KUEUE_APIS)}, got {kueue_api!r}", option="--kueue-api")
     if nccl_metric not in METRICS:
         raise UsageError(f"expected one of {', '.join(METRICS)}, got {nccl_metric!r}", option="--nccl-metric")
+    for value, option, positive in (
+        (window, "--window", True),
+        (nccl_min_busbw, "--nccl-min-busbw", True),
+        (max_admission_wait, "--max-admission-wait", False),
+        (min_copy_mbps, "--min-copy-mbps", True),
+        (max_resume, "--max-resume", False),
+        (api_price_per_unit, "--api-price-per-unit", False),
+    ):
+        _number(value, option, positive=positive)
+    check_tree_target(output, SUITE_MARKER, inputs=[spec_file])
     options = SuiteOptions(
         pool=pool, image=image, command=_command(command), dataset=dataset, weights=weights, nodes=nodes,
         team=team, resource=resource, window_s=window, checkpoint_size=checkpoint_size,
@@ -122,11 +144,7 @@ def render_command(
     for warning in warnings:
         err.print(str(warning), markup=False)
     suite = render_suite(spec, options)
-    if output.exists() and (
-        not output.is_dir() or (any(output.iterdir()) and not (output / SUITE_FILE).is_file())
-    ):
-        raise OutputError.at(str(output), "exists and is not an acceptance suite; refusing to replace it")
-    write_tree_atomic(output, suite.files, TreeMarker(SUITE_FILE), inputs=[spec_file])
+    write_tree_atomic(output, suite.files, SUITE_MARKER, inputs=[spec_file])
     out.print(
         f"wrote the acceptance suite of pool {pool} to {output} ({len(suite.files)} files); see {output / 'README.md'}"
     )
@@ -181,35 +199,62 @@ def run_command(
     prometheus: Annotated[
         str | None, typer.Option(help="Prometheus URL for step 6's series and step 7's activity.")
     ] = None,
-    timeout: Annotated[float, typer.Option(help="Seconds the whole run may take.")] = 7200.0,
+    timeout: Annotated[
+        float, typer.Option(help="Seconds the whole run may take, cleanup included.")
+    ] = 7200.0,
 ) -> None:
-    """Run the suite on the cluster (asks first), clean up, and write the evidence bundle."""
+    """Run the suite on the cluster (asks first), clean up, and write the evidence bundle.
+
+    The run creates its own namespace (the suite's name plus a run id, labelled with the run id)
+    and deletes only that namespace, checked by label and UID. Every API call has a connect and
+    read timeout; --timeout bounds the whole run, cleanup included. If the run is interrupted
+    before cleanup finishes, it prints what may remain and the kubectl command that deletes it.
+    """
     from gpuplane.acceptance.cluster import connect
     from gpuplane.acceptance.runner import Runner, load_plan
 
+    _number(timeout, "--timeout", positive=True)
     plan = load_plan(directory)
-    if output.exists() and (
-        not output.is_dir() or (any(output.iterdir()) and not (output / MARKER).is_file())
-    ):
-        raise OutputError.at(
-            str(output), "exists and is not an acceptance evidence bundle; refusing to replace it"
-        )
+    evidence = Evidence(output)
+    evidence.check()
     cluster = connect(kubeconfig, context)
+    evidence.secrets = cluster.secrets
+    run_id = secrets.token_hex(4)
     _confirm(
         [
-            f"gpuplane acceptance run will, in cluster {cluster.name}:",
-            *(f"  {line}" for line in plan.describe()),
+            f"gpuplane acceptance run {run_id} will, in cluster {cluster.name}:",
+            *(f"  {line}" for line in plan.describe(run_id)),
         ],
         yes,
     )
-    runner = Runner(cluster, plan, clock=time.time, sleep=time.sleep, deadline_s=timeout)
+    evidence.start(skeleton_files(plan.info, plan.manifests))
+    runner = Runner(
+        cluster,
+        plan,
+        clock=time.time,
+        sleep=time.sleep,
+        deadline_s=timeout,
+        run_id=run_id,
+        on_log=evidence.log,
+    )
     try:
         obs = runner.run()
+    except BaseException:
+        if runner.namespace_sent and not runner.remains():
+            err.print(
+                f"gpuplane acceptance run: stopped; namespace {runner.namespace} was deleted, "
+                "nothing this run created remains",
+                markup=False,
+            )
+        raise
     finally:
         cluster.close()
+        for line in runner.remains():
+            err.print(f"gpuplane acceptance run: {line}", markup=False)
+        evidence.add("observations.json", to_json(runner.obs.as_dict()))
     _prometheus(prometheus, plan.info, obs)
     results = score(plan.info, obs)
-    write_bundle(output, bundle_files(results, obs, plan.manifests, runner.logs))
+    evidence.finish(results, obs)
     _summary(results)
     out.print(f"evidence bundle: {output} (report {output / 'report.html'})")
     if not results.passed:
