@@ -15,11 +15,11 @@ from collections.abc import Iterator
 
 from gpuplane.audit.bundle import Bundle
 from gpuplane.audit.facts import affected, version_tuple
+from gpuplane.audit.images import image_tag
 from gpuplane.audit.model import Finding, rule
 from gpuplane.audit.objects import K8sObject, Path, as_list, as_str, get
 from gpuplane.audit.readers.gpu_operator_values import GPU_OPERATOR_VALUES
 from gpuplane.audit.rules.common import at
-from gpuplane.audit.rules.containers import image_tag
 from gpuplane.vocab import APP_NAME_LABEL, APP_VERSION_LABEL, HELM_CHART_LABEL
 
 COMPONENT_IMAGES = {"container-toolkit": "container-toolkit", "gpu-operator": "gpu-operator"}
