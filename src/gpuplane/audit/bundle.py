@@ -27,6 +27,7 @@ from gpuplane.audit.workloads import (
 )
 from gpuplane.catalog.providers import provider_facts
 from gpuplane.vocab import AMD_GPU_RESOURCE, GPU_TAINT_KEY, LABEL_CAPACITY
+from gpuplane.workloads import SERVING, lookup
 
 CLUSTER_SCOPED = frozenset(
     {
@@ -263,6 +264,9 @@ class Bundle:
         if kind == "Service" and w.obj.group == KNATIVE_GROUP:
             kind = "KnativeService"
         if kind in SERVING_KINDS and w.is_gpu():
+            return "inference"
+        registered = lookup(w.obj.data)  # serving kinds of the workload registry (LLMInferenceService...)
+        if registered is not None and registered.category == SERVING and w.is_gpu():
             return "inference"
         return ""
 
