@@ -37,3 +37,18 @@ def test_defaults_name_the_gpu_system_namespaces() -> None:
     d = defaults()
     assert {"namespace": "gpu-operator"} in d["systemComponents"]
     assert "NVIDIA_VISIBLE_DEVICES" in d["deviceEnv"]
+
+
+def test_cve_affected_ranges_end_just_below_the_fixed_release() -> None:
+    from importlib.resources import files
+
+    import yaml
+
+    rows = yaml.safe_load(files("gpuplane.audit.data").joinpath("cves.yaml").read_text())["cves"]
+    for row in rows:
+        assert set(row["affected"]) == set(row["fixed"]), row["id"]
+        for component, bound in row["affected"].items():
+            last = version_tuple(bound.removeprefix("<=").strip())
+            fixed = version_tuple(str(row["fixed"][component]))
+            assert last is not None and fixed is not None
+            assert last[:2] == fixed[:2] and last[2] + 1 == fixed[2], (row["id"], component)

@@ -206,10 +206,12 @@ def test_native_sidecar_without_limits_counts_one_shot_init_does_not() -> None:
 
 
 def test_a_gpu_kind_no_reader_knows_is_reported_not_skipped(repo_dir: Path) -> None:
-    # KServe LLMInferenceService (serving.kserve.io/v1alpha2): its `template` is a bare pod spec.
-    found = audit_files(repo_dir / "tests" / "workloads" / "fixtures" / "llminferenceservice.yaml")
+    # A custom resource no reader knows: its `template` is a bare pod spec.
+    found = audit_files(repo_dir / "tests" / "workloads" / "fixtures" / "unknown-gpu-kind.yaml")
     hits = _by(found, "GPU000")
-    assert [(f.kind, f.namespace, f.name) for f in hits] == [("LLMInferenceService", "search", "qwen-chat")]
+    assert [(f.kind, f.namespace, f.name) for f in hits] == [("ModelServer", "search", "qwen-chat")]
+    llmisvc = audit_files(repo_dir / "tests" / "workloads" / "fixtures" / "llminferenceservice.yaml")
+    assert _by(llmisvc, "GPU000") == []  # KServe's LLMInferenceService is a registered serving kind
     assert "not understood" in hits[0].message and hits[0].line is not None
 
 

@@ -21,7 +21,10 @@ from gpuplane.kube.quantity import parse_quantity
 from tests.support.crds import validate
 
 FIXTURES = Path(__file__).parent / "fixtures"
-NO_CRD_HERE = {"llminferenceservice.yaml"}  # KServe's CRDs are not in ../shared/crds
+NO_CRD_HERE = {
+    "llminferenceservice.yaml",
+    "unknown-gpu-kind.yaml",
+}  # no CRD in ../shared/crds (KServe; made up)
 
 GiB = 1024**3
 
@@ -201,9 +204,17 @@ def test_cronjob_queue_label_comes_from_its_job_template() -> None:
 
 
 def test_unknown_gpu_kind_is_reported_as_not_understood() -> None:
-    conv = _convert("llminferenceservice.yaml")
+    conv = _convert("unknown-gpu-kind.yaml")
     assert conv.jobs == []
-    assert any("LLMInferenceService qwen-chat" in n and "not understood" in n for n in conv.notes), conv.notes
+    assert any("ModelServer qwen-chat" in n and "not understood" in n for n in conv.notes), conv.notes
+
+
+def test_llm_inference_service_is_a_serving_kind_kueue_does_not_manage() -> None:
+    conv = _convert("llminferenceservice.yaml")
+    assert conv.jobs == [] and conv.notes == []
+    assert conv.unmanaged == [
+        ("LLMInferenceService search/qwen-chat", "Kueue has no integration for this kind")
+    ]
 
 
 def test_schema_check_rejects_a_misspelt_field() -> None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from gpuplane.audit.claims import attach_claim_gpus
 from gpuplane.audit.config import AuditConfig
+from gpuplane.audit.images import image_repository
 from gpuplane.audit.nodes import POOL_LABELS, NodeInfo, node_info
 from gpuplane.audit.objects import K8sObject, Path, as_dict, as_list, as_str, get
 from gpuplane.audit.pools import Pool
@@ -26,6 +27,7 @@ from gpuplane.audit.workloads import (
 )
 from gpuplane.catalog.providers import provider_facts
 from gpuplane.vocab import AMD_GPU_RESOURCE, GPU_TAINT_KEY, LABEL_CAPACITY
+from gpuplane.workloads import SERVING, lookup
 
 CLUSTER_SCOPED = frozenset(
     {
@@ -144,6 +146,7 @@ class Bundle:
     by_kind: dict[str, list[K8sObject]] = field(default_factory=lambda: defaultdict(list))
     priority_values: dict[str, int] = field(default_factory=dict)
     _system: dict[tuple[str, str], bool] = field(default_factory=dict, repr=False)
+    _system_images: dict[int, bool] = field(default_factory=dict, repr=False)
     _gpu_workloads: dict[bool, list[Workload]] = field(default_factory=dict, repr=False)
     _taint_keys: set[str] | None = field(default=None, repr=False)
 
@@ -190,10 +193,23 @@ class Bundle:
         return obj.namespace or "default"
 
     def is_system(self, obj: K8sObject) -> bool:
+        """A GPU system component: by namespace and name (`systemComponents`), or a node agent
+        (DaemonSet) outside tenant namespaces whose every container runs an NVIDIA system image
+        (`systemImages`): NVIDIA's static manifests name no namespace, so they land in `default`."""
         key = (self.ns_of(obj), obj.name)
         if key not in self._system:
             self._system[key] = self.config.is_system(*key)
-        return self._system[key]
+        return self._system[key] or self._system_node_agent(obj)
+
+    def _system_node_agent(self, obj: K8sObject) -> bool:
+        if obj.kind != "DaemonSet" or obj.group != "apps" or self.is_tenant_ns(self.ns_of(obj)):
+            return False
+        if id(obj) not in self._system_images:
+            containers = [c for t in pod_templates(obj) for c in t.containers]
+            self._system_images[id(obj)] = bool(containers) and all(
+                self.config.is_system_image(image_repository(c.image)) for c in containers
+            )
+        return self._system_images[id(obj)]
 
     def is_tenant_ns(self, ns: str) -> bool:
         return bool(ns) and not self.config.is_platform_namespace(ns)
@@ -248,6 +264,9 @@ class Bundle:
         if kind == "Service" and w.obj.group == KNATIVE_GROUP:
             kind = "KnativeService"
         if kind in SERVING_KINDS and w.is_gpu():
+            return "inference"
+        registered = lookup(w.obj.data)  # serving kinds of the workload registry (LLMInferenceService...)
+        if registered is not None and registered.category == SERVING and w.is_gpu():
             return "inference"
         return ""
 

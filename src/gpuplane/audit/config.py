@@ -79,6 +79,7 @@ class AuditConfig(_Model):
     device_env: list[str] = Field(default_factory=_d("deviceEnv"))
     no_device_values: list[str] = Field(default_factory=_d("noDeviceValues"))
     mutable_tags: list[str] = Field(default_factory=_d("mutableTags"))
+    system_images: list[str] = Field(default_factory=_d("systemImages"))
     severity: dict[str, str] = Field(default_factory=dict, description="Severity overrides per rule id.")
 
     @field_validator("severity")
@@ -94,6 +95,10 @@ class AuditConfig(_Model):
         if not self.exempt_system_components:
             return False
         return any(s.matches("", namespace, "", name, "") for s in self.system_components)
+
+    def is_system_image(self, repository: str) -> bool:
+        """Whether an image repository (no tag or digest) is one of NVIDIA's GPU system components."""
+        return self.exempt_system_components and repository in self.system_images
 
     def is_platform_namespace(self, namespace: str) -> bool:
         return (

@@ -151,6 +151,7 @@ NON_WORKLOAD_KINDS = frozenset(
         "ResourceClaimTemplate",
         "ResourceSlice",
         "Configuration",
+        "LLMInferenceServiceConfig",
     }
 )
 """Kinds that never hold pods (no generic template search for them)."""

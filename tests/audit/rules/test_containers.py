@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gpuplane.audit.rules.containers import container_cuda, image_tag
+from gpuplane.audit.images import image_tag
+from gpuplane.audit.rules.containers import container_cuda
 from gpuplane.audit.workloads import Container, quantity
 
 

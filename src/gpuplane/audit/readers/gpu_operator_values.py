@@ -3,6 +3,8 @@
 The values have no `kind`; they are recognised by the chart's top-level sections (NVIDIA/gpu-operator
 deployments/gpu-operator/values.yaml: `toolkit` and `driver`, `devicePlugin`, `operator`,
 `dcgmExporter`, `migManager`, `gfd`) and read as one object of the pseudo-kind `GPUOperatorValues`.
+An override file (`-f`) that only pins the operator (`operator.version: v24.3.0`; the chart's
+values.yaml: "If version is not specified, then default is to use chart.AppVersion") is one too.
 """
 
 from __future__ import annotations
@@ -17,12 +19,14 @@ HELM_VALUE_KEYS = ("driver", "devicePlugin", "operator", "dcgmExporter", "migMan
 
 
 def recognises(data: Any) -> bool:
-    """A mapping without `kind` holding the chart's `toolkit` section and one of its others."""
-    return (
-        isinstance(data, dict)
-        and not as_str(data.get("kind"))
-        and isinstance(data.get("toolkit"), dict)
-        and any(k in data for k in HELM_VALUE_KEYS)
+    """A mapping without `kind` holding the chart's `toolkit` section and one of its others, or
+    an `operator` section that pins the operator's `version`."""
+    if not isinstance(data, dict) or as_str(data.get("kind")):
+        return False
+    operator = data.get("operator")
+    pins_operator = isinstance(operator, dict) and bool(as_str(operator.get("version")))
+    return pins_operator or (
+        isinstance(data.get("toolkit"), dict) and any(k in data for k in HELM_VALUE_KEYS)
     )
 
 

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from gpuplane.audit.bundle import Bundle
 from gpuplane.audit.facts import driver_for_cuda, version_tuple
+from gpuplane.audit.images import image_tag
 from gpuplane.audit.model import Finding, rule
 from gpuplane.audit.nodes import NodeInfo
 from gpuplane.audit.objects import as_dict, as_list, as_str, get
@@ -220,18 +221,6 @@ def gpu009(b: Bundle) -> Iterator[Finding]:
                         path,
                         f"container {c.name!r} of a GPU pod has no {' or '.join(missing)} limit",
                     )
-
-
-def image_tag(image: str) -> tuple[str, str, bool]:
-    """(repository, tag, pinned by digest) of an image reference."""
-    if "@" in image:
-        repo, _, digest = image.partition("@")
-        return (repo.rsplit(":", 1)[0] if ":" in repo.rsplit("/", 1)[-1] else repo, "", bool(digest))
-    last = image.rsplit("/", 1)[-1]
-    if ":" in last:
-        repo, _, tag = image.rpartition(":")
-        return (repo, tag, False)
-    return (image, "", False)
 
 
 @rule(

@@ -18,7 +18,7 @@ from gpuplane.audit.workloads import not_understood
     "high",
     why="""A document that does not parse is not audited at all: whatever it deploys is unchecked, and
     `kubectl apply` would reject it too. The same holds for a GPU workload of a kind gpuplane does not
-    know (for example KServe's LLMInferenceService): its pods' GPU requests, images and tolerations are
+    know (a custom resource with an inline pod spec no reader knows): its pods' GPU requests, images and tolerations are
     not checked.""",
     fix="""Fix the YAML at the reported line and column (or the platform spec field named). For a kind that
     is not understood, audit the objects it creates instead (`kubectl get deploy,sts,pods -o yaml`),

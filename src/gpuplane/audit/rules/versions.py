@@ -1,4 +1,13 @@
-"""GPU013: NVIDIA Container Toolkit or GPU Operator versions with known container-escape CVEs."""
+"""GPU013: NVIDIA Container Toolkit or GPU Operator versions with known container-escape CVEs.
+
+Where a version is declared: the toolkit in a ClusterPolicy or the chart's values (`toolkit.version`)
+and in toolkit images; the operator in the chart's values (`operator.version`, NVIDIA/gpu-operator
+deployments/gpu-operator/values.yaml: "If version is not specified, then default is to use
+chart.AppVersion"), the chart label of a ClusterPolicy the chart made, its images, and the chart
+version a GitOps object installs (`helm install --version v24.3.0` as a Flux `HelmRelease`
+`spec.chart.spec.version` or an Argo CD `Application` `spec.source(s).targetRevision` of the
+`gpu-operator` chart).
+"""
 
 from __future__ import annotations
 
@@ -6,14 +15,39 @@ from collections.abc import Iterator
 
 from gpuplane.audit.bundle import Bundle
 from gpuplane.audit.facts import affected, version_tuple
+from gpuplane.audit.images import image_tag
 from gpuplane.audit.model import Finding, rule
-from gpuplane.audit.objects import K8sObject, Path, as_str, get
+from gpuplane.audit.objects import K8sObject, Path, as_list, as_str, get
 from gpuplane.audit.readers.gpu_operator_values import GPU_OPERATOR_VALUES
 from gpuplane.audit.rules.common import at
-from gpuplane.audit.rules.containers import image_tag
 from gpuplane.vocab import APP_NAME_LABEL, APP_VERSION_LABEL, HELM_CHART_LABEL
 
 COMPONENT_IMAGES = {"container-toolkit": "container-toolkit", "gpu-operator": "gpu-operator"}
+OPERATOR_CHART = "gpu-operator"
+FLUX_HELM_GROUP = "helm.toolkit.fluxcd.io"
+ARGO_GROUP = "argoproj.io"
+
+
+def _chart_versions(b: Bundle) -> list[tuple[str, str, K8sObject, Path]]:
+    """The gpu-operator chart version a Flux HelmRelease or an Argo CD Application installs."""
+    out: list[tuple[str, str, K8sObject, Path]] = []
+    for obj in b.by_kind.get("HelmRelease", []):
+        chart: Path = ("spec", "chart", "spec")
+        if obj.group == FLUX_HELM_GROUP and as_str(get(obj.data, *chart, "chart")) == OPERATOR_CHART:
+            version = as_str(get(obj.data, *chart, "version"))
+            if version:
+                out.append(("gpu-operator", version, obj, (*chart, "version")))
+    for obj in b.by_kind.get("Application", []):
+        if obj.group != ARGO_GROUP:
+            continue
+        sources: list[Path] = [("spec", "source")]
+        sources += [("spec", "sources", i) for i, _ in enumerate(as_list(get(obj.data, "spec", "sources")))]
+        for path in sources:
+            if as_str(get(obj.data, *path, "chart")) == OPERATOR_CHART:
+                version = as_str(get(obj.data, *path, "targetRevision"))
+                if version:
+                    out.append(("gpu-operator", version, obj, (*path, "targetRevision")))
+    return out
 
 
 def _sources(b: Bundle) -> list[tuple[str, str, K8sObject, Path]]:
@@ -24,6 +58,9 @@ def _sources(b: Bundle) -> list[tuple[str, str, K8sObject, Path]]:
         version = as_str(get(cp.data, *base, "toolkit", "version"))
         if version and get(cp.data, *base, "toolkit", "enabled") is not False:
             out.append(("container-toolkit", version, cp, (*base, "toolkit", "version")))
+        operator_version = as_str(get(cp.data, "operator", "version"))
+        if cp.kind == GPU_OPERATOR_VALUES and operator_version:
+            out.append(("gpu-operator", operator_version, cp, ("operator", "version")))
         labels = cp.labels
         chart = labels.get(HELM_CHART_LABEL, "")
         if chart.startswith("gpu-operator-"):
@@ -51,7 +88,7 @@ def _sources(b: Bundle) -> list[tuple[str, str, K8sObject, Path]]:
                 component = COMPONENT_IMAGES.get(repo.rsplit("/", 1)[-1])
                 if component and tag:
                     out.append((component, tag, w.obj, (*c.path, "image")))
-    return out
+    return out + _chart_versions(b)
 
 
 @rule(
