@@ -64,6 +64,7 @@ def test_plan_writes_the_winner_table_report_and_json(
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in out.iterdir()) == [
         ".gpuplane-plan",
+        ".gpuplane-plan.lock",
         "cache",
         "designs.csv",
         "plan.json",

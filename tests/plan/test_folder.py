@@ -39,7 +39,23 @@ def _options(inputs: tuple[Path, Path, Path], out: Path) -> PlanOptions:
 
 def _plan_cli(inputs: tuple[Path, Path, Path], out: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     trace, spec, space = inputs
-    args = [str(spec), "-w", str(trace), "--space", str(space), "--seeds", "1", "--goal", "p90-wait<=1d", "--node-failure-rate", "0", "--no-ray", "-q", "-o", out]
+    args = [
+        str(spec),
+        "-w",
+        str(trace),
+        "--space",
+        str(space),
+        "--seeds",
+        "1",
+        "--goal",
+        "p90-wait<=1d",
+        "--node-failure-rate",
+        "0",
+        "--no-ray",
+        "-q",
+        "-o",
+        out,
+    ]
     return subprocess.run(
         [str(GPUPLANE), "plan", *args], cwd=cwd, capture_output=True, text=True, timeout=600, check=False
     )
@@ -203,11 +219,17 @@ def test_an_unusable_out_is_one_located_line_exit_2(
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"{target}: error: "), done.stderr
-    assert not (tmp_path / "missing").exists() and not any((tmp_path / "real").glob("*")) if kind != "a file" else True
+    assert (
+        not (tmp_path / "missing").exists() and not any((tmp_path / "real").glob("*"))
+        if kind != "a file"
+        else True
+    )
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root may write anywhere")
-def test_an_unwritable_out_is_refused_before_the_work(mmc_tiny: tuple[Path, Path, Path], tmp_path: Path) -> None:
+def test_an_unwritable_out_is_refused_before_the_work(
+    mmc_tiny: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
     locked = tmp_path / "ro"
     locked.mkdir(mode=0o555)
     done = _plan_cli(mmc_tiny, str(locked / "plan"), tmp_path)
