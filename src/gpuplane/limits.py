@@ -43,6 +43,13 @@ class Limits:
     nodes_per_pool: int
     pods_per_workload: int
     gpus_per_trace_row: int
+    simulated_time_s: int
+    job_run_s: int
+    node_losses_per_node_hour: int
+    interference_factor: int
+    plan_designs: int
+    plan_seeds: int
+    ray_num_cpus: int
 
 
 def _raw() -> dict[str, Any]:

@@ -36,6 +36,7 @@ __all__ = [
     "check_file_target",
     "check_tree_target",
     "open_output",
+    "replace_file",
     "write_text_atomic",
     "write_tree_atomic",
 ]
@@ -161,6 +162,14 @@ def write_text_atomic(path: str | Path, text: str) -> None:
         handle.write(text)
         if handle is sys.stdout:
             handle.flush()
+
+
+def replace_file(path: str | Path, text: str) -> None:
+    """Write `path` atomically, replacing the name itself: a symbolic link at `path` is replaced by
+    the new file, never written through (for files inside a folder gpuplane owns, where a link
+    may have been planted). Errors become OutputError."""
+    with _atomic(Path(path), str(path)) as handle:
+        handle.write(text)
 
 
 # -- trees ------------------------------------------------------------------------------------

@@ -38,3 +38,10 @@ def local_ray() -> Iterator[None]:
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield
     ray.shutdown()
+
+
+@pytest.fixture(scope="session")
+def mmc_tiny(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+    """A tiny M/M/c load (150 jobs, two designs) for the folder and option tests."""
+    folder = tmp_path_factory.mktemp("mmc-tiny")
+    return write_mmc(folder, lam_per_h=LAM_PER_H, mu_per_h=MU_PER_H, jobs=150, seed=5, sizes=[10, 11])

@@ -64,6 +64,7 @@ def test_plan_writes_the_winner_table_report_and_json(
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in out.iterdir()) == [
         ".gpuplane-plan",
+        ".gpuplane-plan.lock",
         "cache",
         "designs.csv",
         "plan.json",
@@ -134,7 +135,7 @@ def test_unreachable_goal_exits_1_without_a_winner(
     [
         (["--goal", "p90<=1h"], "gpuplane plan: error: --goal: 'p90<=1h': unknown metric 'p90'"),
         (["--api-price", "gpu=1"], "gpuplane plan: error: --api-price:"),
-        (["--designs", "0"], "gpuplane plan: error: --designs: must be at least 1"),
+        (["--designs", "0"], "gpuplane plan: error: Invalid value for '--designs': must be at least 1 (got 0)"),
         (["--space", "missing.yaml"], "missing.yaml: error: cannot read"),
     ],
 )

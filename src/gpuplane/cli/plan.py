@@ -8,6 +8,9 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from gpuplane import bounds
+from gpuplane.cli.options import number
+
 
 def _progress_bar(console: Console):  # type: ignore[no-untyped-def]
     """A rich progress bar over design evaluations (only on a terminal)."""
@@ -81,16 +84,28 @@ def plan_command(
     ] = None,
     seed: Annotated[int, typer.Option("--seed", help="First seed (same inputs and seed, same plan).")] = 0,
     seeds: Annotated[
-        int | None, typer.Option("--seeds", help="Seeds per finalist (default 3).", show_default=False)
+        int | None,
+        typer.Option(
+            "--seeds",
+            parser=number(bounds.seeds()),
+            help="Seeds per finalist (default 3).",
+            show_default=False,
+        ),
     ] = None,
     finalists: Annotated[
         int | None,
-        typer.Option("--finalists", help="Designs run with every seed (default 3).", show_default=False),
+        typer.Option(
+            "--finalists",
+            parser=number(bounds.designs()),
+            help="Designs run with every seed (default 3).",
+            show_default=False,
+        ),
     ] = None,
     designs: Annotated[
         int | None,
         typer.Option(
             "--designs",
+            parser=number(bounds.designs()),
             help="Designs considered at most; a larger space is sampled and cut by successive halving (default 100).",
             show_default=False,
         ),
@@ -103,15 +118,31 @@ def plan_command(
         typer.Option("--team-map", help="YAML mapping trace queues/users to spec teams.", show_default=False),
     ] = None,
     limit: Annotated[
-        int | None, typer.Option("--limit", help="Read at most this many trace rows.", show_default=False)
+        int | None,
+        typer.Option(
+            "--limit",
+            parser=number(bounds.rows()),
+            help="Read at most this many trace rows.",
+            show_default=False,
+        ),
     ] = None,
     spot_rate: Annotated[
         float | None,
-        typer.Option("--spot-eviction-rate", help="Spot evictions per node-hour.", show_default=False),
+        typer.Option(
+            "--spot-eviction-rate",
+            parser=number(bounds.rate()),
+            help="Spot evictions per node-hour.",
+            show_default=False,
+        ),
     ] = None,
     failure_rate: Annotated[
         float | None,
-        typer.Option("--node-failure-rate", help="Node failures per node-hour.", show_default=False),
+        typer.Option(
+            "--node-failure-rate",
+            parser=number(bounds.rate()),
+            help="Node failures per node-hour.",
+            show_default=False,
+        ),
     ] = None,
     ray: Annotated[
         bool,
@@ -130,7 +161,12 @@ def plan_command(
     ] = None,
     num_cpus: Annotated[
         int | None,
-        typer.Option("--num-cpus", help="CPUs of the local Ray (default: all).", show_default=False),
+        typer.Option(
+            "--num-cpus",
+            parser=number(bounds.num_cpus()),
+            help="CPUs of the local Ray (default: all).",
+            show_default=False,
+        ),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No terminal summary.")] = False,
 ) -> None:
@@ -163,7 +199,7 @@ def plan_command(
         num_cpus=num_cpus,
     )
     console = Console(highlight=False, soft_wrap=True)
-    err = Console(stderr=True, highlight=False)
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
     with _progress_bar(err) as bar:
         task = bar.add_task("plan", total=None)
 
@@ -175,6 +211,8 @@ def plan_command(
         console.print(table(run.result, run.currency))
         for line in summary_lines(run.result, run.currency):
             console.print(line, markup=False)
+    for path, reason in run.damaged:
+        err.print(f"{path}: warning: damaged cache entry ({reason}); evaluated again", markup=False)
     if run.cache_hits:
         err.print(f"{run.cache_hits} evaluations reused from an earlier run ({out / 'cache'})", markup=False)
     for path in run.written:

@@ -8,6 +8,9 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
+from gpuplane import bounds
+from gpuplane.cli.options import number
+
 if TYPE_CHECKING:
     from gpuplane.sim.whatif import RunResult
 
@@ -60,7 +63,13 @@ def simulate_command(
     ] = None,
     strict: Annotated[bool, typer.Option("--strict", help="A bad trace row fails the run (exit 2).")] = False,
     limit: Annotated[
-        int | None, typer.Option("--limit", help="Read at most this many trace rows.", show_default=False)
+        int | None,
+        typer.Option(
+            "--limit",
+            parser=number(bounds.rows()),
+            help="Read at most this many trace rows.",
+            show_default=False,
+        ),
     ] = None,
     json_out: Annotated[
         Path | None, typer.Option("--json", help="Write metrics as JSON.", show_default=False)
@@ -83,34 +92,52 @@ def simulate_command(
         float | None,
         typer.Option(
             "--horizon-hours",
+            parser=number(bounds.hours()),
             help="Stop after this many simulated hours (default: until nothing can happen).",
             show_default=False,
         ),
     ] = None,
     spot_rate: Annotated[
         float | None,
-        typer.Option("--spot-eviction-rate", help="Spot evictions per node-hour.", show_default=False),
+        typer.Option(
+            "--spot-eviction-rate",
+            parser=number(bounds.rate()),
+            help="Spot evictions per node-hour.",
+            show_default=False,
+        ),
     ] = None,
     failure_rate: Annotated[
         float | None,
-        typer.Option("--node-failure-rate", help="Node failures per node-hour.", show_default=False),
+        typer.Option(
+            "--node-failure-rate",
+            parser=number(bounds.rate()),
+            help="Node failures per node-hour.",
+            show_default=False,
+        ),
     ] = None,
     provisioning: Annotated[
         float | None,
         typer.Option(
-            "--provisioning-delay", help="Seconds from scale-up to a ready GPU node.", show_default=False
+            "--provisioning-delay",
+            parser=number(bounds.seconds()),
+            help="Seconds from scale-up to a ready GPU node.",
+            show_default=False,
         ),
     ] = None,
     unneeded: Annotated[
         float | None,
         typer.Option(
-            "--scale-down-unneeded", help="Seconds a node stays empty before scale-down.", show_default=False
+            "--scale-down-unneeded",
+            parser=number(bounds.seconds()),
+            help="Seconds a node stays empty before scale-down.",
+            show_default=False,
         ),
     ] = None,
     grace: Annotated[
         float | None,
         typer.Option(
             "--preemption-grace",
+            parser=number(bounds.seconds()),
             help="Seconds a preempted workload's pods take to go; its quota and GPUs stay taken until then.",
             show_default=False,
         ),
@@ -119,6 +146,7 @@ def simulate_command(
         float | None,
         typer.Option(
             "--time-slicing-interference",
+            parser=number(bounds.interference()),
             help="Slowdown s of time-sliced GPUs: k busy pods each run at 1/(1+s(k-1)) (default 1: 1/k).",
             show_default=False,
         ),
@@ -127,6 +155,7 @@ def simulate_command(
         float | None,
         typer.Option(
             "--mps-interference",
+            parser=number(bounds.interference()),
             help="Slowdown s of MPS-shared GPUs, as for time-slicing (default 0: no slowdown).",
             show_default=False,
         ),
@@ -135,15 +164,22 @@ def simulate_command(
         float | None,
         typer.Option(
             "--checkpoint-interval",
+            parser=number(bounds.seconds_above_zero()),
             help="Add checkpointing every N s of run to training that has none.",
             show_default=False,
         ),
     ] = None,
     ckpt_write: Annotated[
-        float, typer.Option("--checkpoint-write", help="Seconds one checkpoint write takes.")
+        float,
+        typer.Option(
+            "--checkpoint-write", parser=number(bounds.seconds()), help="Seconds one checkpoint write takes."
+        ),
     ] = 60.0,
     ckpt_restore: Annotated[
-        float, typer.Option("--checkpoint-restore", help="Seconds a restore takes.")
+        float,
+        typer.Option(
+            "--checkpoint-restore", parser=number(bounds.seconds()), help="Seconds a restore takes."
+        ),
     ] = 120.0,
     units: Annotated[
         list[str] | None,

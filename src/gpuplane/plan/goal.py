@@ -143,6 +143,11 @@ def default_goal(reference: DesignResult) -> tuple[Constraint, ...]:
     return tuple(out)
 
 
+#: Why a design that accepted no unit of work (no workload completed, or every class weighs 0)
+#: cannot win, whatever the constraints say.
+NO_WORK = "accepts no work (no workload with a unit weight completed)"
+
+
 @dataclass(frozen=True)
 class Verdict:
     """A result against the goal: feasible or not, the violated constraints and the tightest one."""
@@ -158,4 +163,8 @@ def judge(result: DesignResult, goal: Sequence[Constraint]) -> Verdict:
     slacks = [(c.slack(result), c) for c in goal]
     violated = tuple(c.text for s, c in slacks if s < -1e-12)
     binding = min(slacks, key=lambda sc: sc[0])[1].text if slacks else None
-    return Verdict(not violated, violated, binding, sum(-s for s, _ in slacks if s < 0))
+    violation = sum(-s for s, _ in slacks if s < 0)
+    if result.cost_per_unit is None:  # nothing accepted: no cost per unit to minimise, never a winner
+        violated = (NO_WORK, *violated)
+        violation += 1.0
+    return Verdict(not violated, violated, binding, violation)

@@ -12,7 +12,7 @@ from typing import Any
 
 from rich.table import Table
 
-from gpuplane.plan.goal import Constraint, judge
+from gpuplane.plan.goal import NO_WORK, Constraint, judge
 from gpuplane.plan.search import Scored, SearchResult, next_cheaper, pareto_front
 
 CSV_COLUMNS = (
@@ -34,7 +34,7 @@ CSV_COLUMNS = (
 
 
 def _spread(s: Scored) -> tuple[float, float] | None:
-    costs = [r.rank_cost for r in s.runs]
+    costs = [r.cost_per_unit for r in s.runs if r.cost_per_unit is not None]
     return (min(costs), max(costs)) if len(costs) > 1 else None
 
 
@@ -93,6 +93,10 @@ def _num(value: float | None, digits: int = 4) -> str:
     return "" if value is None else f"{value:.{digits}f}"
 
 
+def _per_unit(value: float | None, currency: str) -> str:
+    return "no accepted unit (no workload completed)" if value is None else f"{value:.3f} {currency} per accepted unit"
+
+
 def ranked(result: SearchResult) -> list[Scored]:
     """Finalists first (best first), then the other designs run on the whole trace."""
     ids = {s.design.id for s in result.finalists}
@@ -130,7 +134,7 @@ def designs_csv(result: SearchResult) -> str:
 
 def dumps(data: Any) -> str:
     """Stable JSON text."""
-    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def table(result: SearchResult, currency: str, rows: int = 5) -> Table:
@@ -162,14 +166,16 @@ def table(result: SearchResult, currency: str, rows: int = 5) -> Table:
 def summary_lines(result: SearchResult, currency: str) -> list[str]:
     """The verdict in a few lines: the winner, its binding constraint, the next cheaper design, the baselines."""
     ref = result.reference.result
-    lines = [f"spec as given: {_num(ref.cost_per_unit, 3)} {currency} per accepted unit"]
+    lines = [f"spec as given: {_per_unit(ref.cost_per_unit, currency)}"]
     winner = result.winner
     if winner is None:
         lines.append("no design meets the goal: " + "; ".join(c.text for c in result.goal))
+        if all(s.result.cost_per_unit is None for s in (result.reference, *result.evaluated)):
+            lines.append(f"no design can run the workload: every design {NO_WORK}")
         return lines
     w = winner.result
     lines.append(
-        f"winner {winner.design.id}: {_num(w.cost_per_unit, 3)} {currency} per accepted unit ({winner.design.label()})"
+        f"winner {winner.design.id}: {_per_unit(w.cost_per_unit, currency)} ({winner.design.label()})"
     )
     met = sum(judge(r, result.goal).feasible for r in winner.runs)
     lines.append(

@@ -50,8 +50,12 @@ def pareto_chart(
     return Html(svg.document(frame, title, body))
 
 
+def _unit_cost(value: float | None, currency: str) -> str:
+    return "no accepted unit" if value is None else f"{value:,.3f} {currency}/unit"
+
+
 def _row(rank: int, s: Scored, pools: Sequence[str]) -> list[str | int | float | None]:
-    spread = [r.rank_cost for r in s.runs]
+    spread = [r.cost_per_unit for r in s.runs if r.cost_per_unit is not None]
     choices = dict(s.design.choices)
     return [
         rank,
@@ -78,8 +82,8 @@ def build_report(result: SearchResult, title: str, currency: str) -> Page:
         "Verdict",
         cards(
             [
-                ("spec as given", f"{result.reference.result.rank_cost:,.3f} {currency}/unit"),
-                ("winner", f"{w.rank_cost:,.3f} {currency}/unit" if w else "none meets the goal"),
+                ("spec as given", _unit_cost(result.reference.result.cost_per_unit, currency)),
+                ("winner", _unit_cost(w.cost_per_unit, currency) if w else "none meets the goal"),
                 (
                     "rented VMs",
                     f"{w.rental_per_unit:,.3f} {currency}/unit" if w and w.rental_per_unit else "–",

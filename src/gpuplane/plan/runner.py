@@ -10,6 +10,8 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
+import os
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import asdict
@@ -19,8 +21,9 @@ from typing import Any, Protocol
 
 from gpuplane.baselines import ApiPrices
 from gpuplane.errors import UsageError
-from gpuplane.outputs import write_text_atomic
+from gpuplane.outputs import replace_file
 from gpuplane.plan.evaluate import DesignResult, Task, run_task
+from gpuplane.plan.folder import Unreadable, read_entry
 from gpuplane.sim import SimConfig
 from gpuplane.traces import Workload
 
@@ -116,6 +119,7 @@ class Cache:
             {p.stem for p in folder.glob("*.json")} if folder is not None and folder.is_dir() else set()
         )
         self._reused: set[str] = set()
+        self.damaged: list[tuple[Path, str]] = []
 
     def key(self, task: Task) -> str:
         """The cache key of a task."""
@@ -123,13 +127,24 @@ class Cache:
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
 
     def get(self, task: Task) -> DesignResult | None:
-        """The cached result of a task, if there is a readable one."""
+        """The cached result of a task, if there is a usable one (a damaged entry is noted in
+        `damaged` and evaluated again; a link or a non-regular file is never read)."""
         if self.folder is None:
             return None
         path = self.folder / f"{self.key(task)}.json"
         try:
-            result = DesignResult.from_dict(json.loads(path.read_text(encoding="utf-8"))["result"])
-        except (OSError, ValueError, KeyError, TypeError):
+            data = json.loads(read_entry(path), parse_constant=_no_constant)
+            if not _finite(data):
+                raise ValueError("a number that is not finite")
+            result = DesignResult.from_dict(data["result"])
+            if result.design != task.design or result.seed != task.seed:
+                raise ValueError("it is the result of another evaluation")
+        except Unreadable as exc:
+            if os.path.lexists(path):
+                self.damaged.append((path, str(exc)))
+            return None
+        except Exception as exc:  # any shape of damage: the entry is evaluated again, never trusted
+            self.damaged.append((path, f"{type(exc).__name__}: {exc}"[:200]))
             return None
         if path.stem in self._earlier:
             self._reused.add(path.stem)
@@ -150,9 +165,24 @@ class Cache:
             "seed": task.seed,
             "result": result.as_dict(),
         }
-        write_text_atomic(
+        replace_file(
             self.folder / f"{self.key(task)}.json", json.dumps(data, indent=1, sort_keys=True) + "\n"
         )
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a finite number")
+
+
+def _finite(data: Any) -> bool:
+    """Whether every number in plain JSON data is finite (1e400 parses as infinity)."""
+    if isinstance(data, float):
+        return math.isfinite(data)
+    if isinstance(data, dict):
+        return all(_finite(v) for v in data.values())
+    if isinstance(data, list):
+        return all(_finite(v) for v in data)
+    return True
 
 
 class Evaluator:

@@ -3,8 +3,8 @@ search, price the baselines, and write DIR. The CLI only parses arguments and ca
 
 DIR holds only what plan writes: `winner.yaml` (the winning spec, ready for `render`),
 `report.html`, `plan.json`, `designs.csv` and `cache/` (one JSON per evaluation, so a second run
-with the same inputs resumes instead of starting over). A DIR that has other files and no
-`.gpuplane-plan` marker is refused.
+with the same inputs resumes instead of starting over). How DIR is owned, locked and kept free of
+links: `gpuplane.plan.folder`.
 """
 
 from __future__ import annotations
@@ -13,11 +13,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from gpuplane import bounds
 from gpuplane.baselines import ApiPrices
-from gpuplane.errors import OutputError, UsageError
-from gpuplane.outputs import write_text_atomic
+from gpuplane.errors import UsageError
 from gpuplane.plan.design import Design, build_design, winner_yaml
 from gpuplane.plan.evaluate import Task
+from gpuplane.plan.folder import MARKER, OUR_FILES, PlanFolder
 from gpuplane.plan.goal import default_goal, judge, parse_goal
 from gpuplane.plan.output import designs_csv, dumps, plan_dict
 from gpuplane.plan.report import build_report
@@ -30,8 +31,7 @@ from gpuplane.sim.config import parse_units
 from gpuplane.sim.whatif import BUILTIN_NAME, WorkloadSource, builtin_spec
 from gpuplane.spec import PlatformSpec, load_spec
 
-MARKER = ".gpuplane-plan"
-OUR_FILES = ("winner.yaml", "report.html", "plan.json", "designs.csv", "cache", MARKER)
+__all__ = ["MARKER", "OUR_FILES", "PlanOptions", "PlanRun", "check_out_dir", "execute", "reference_design"]
 
 
 @dataclass
@@ -67,25 +67,18 @@ class PlanRun:
     written: list[Path]
     currency: str
     cache_hits: int
+    damaged: list[tuple[Path, str]] = field(default_factory=list)
 
 
 def check_out_dir(out: Path) -> None:
-    """Refuse a DIR that holds files `gpuplane plan` did not write."""
-    if out.exists() and not out.is_dir():
-        raise OutputError.at(str(out), "exists and is not a directory")
-    if out.is_dir() and not (out / MARKER).exists():
-        others = sorted(p.name for p in out.iterdir())
-        if others:
-            raise OutputError.at(
-                str(out),
-                f"not written by gpuplane plan (has {', '.join(others[:5])}); choose an empty or new -o DIR",
-            )
+    """Refuse a DIR that `gpuplane plan` must not write (see `gpuplane.plan.folder`)."""
+    PlanFolder(out).check()
 
 
 def _config(o: PlanOptions) -> SimConfig:
     for label, value in (("--spot-eviction-rate", o.spot_rate), ("--node-failure-rate", o.failure_rate)):
-        if value is not None and value < 0:
-            raise UsageError(f"must not be negative (got {value})", option=label)
+        if value is not None:
+            bounds.rate().check(value, label)
     config = SimConfig(seed=o.seed, accepted_units=parse_units(o.units))
     if o.spot_rate is not None:
         config = replace(config, spot_evictions_per_node_hour=o.spot_rate)
@@ -102,8 +95,8 @@ def _settings(o: PlanOptions, file: SpaceFile | None) -> Settings:
         if value is None and search_file is not None:
             value = getattr(search_file, name)
         if value is not None:
-            if value < 1:
-                raise UsageError(f"must be at least 1 (got {value})", option=f"--{name}")
+            allowed = bounds.seeds() if name == "seeds" else bounds.designs()
+            allowed.check(value, f"--{name}")
             s = replace(s, **{name: value})
     return s
 
@@ -116,6 +109,14 @@ def reference_design(spec: PlatformSpec) -> Design:
     return built
 
 
+def check_options(o: PlanOptions) -> None:
+    """The numeric options the command line checks too (the same ranges, for callers in code)."""
+    if o.limit is not None:
+        bounds.rows().check(o.limit, "--limit")
+    if o.num_cpus is not None:
+        bounds.num_cpus().check(o.num_cpus, "--num-cpus")
+
+
 def _backend(o: PlanOptions, workloads: list[Any], config: SimConfig, prices: ApiPrices) -> Backend:
     if o.ray or o.ray_address:
         return RayBackend(workloads, config, prices, address=o.ray_address, num_cpus=o.num_cpus)
@@ -124,7 +125,9 @@ def _backend(o: PlanOptions, workloads: list[Any], config: SimConfig, prices: Ap
 
 def execute(o: PlanOptions, progress: Progress | None = None) -> PlanRun:
     """Run the plan and write DIR (see the module docstring)."""
-    check_out_dir(o.out)
+    check_options(o)
+    folder = PlanFolder(o.out)
+    folder.check()
     spec = load_spec(o.spec) if o.spec is not None else builtin_spec()
     teams = [t.name for t in spec.teams]
     file = load_space_file(o.space, [p.name for p in spec.node_pools], teams) if o.space is not None else None
@@ -138,28 +141,29 @@ def execute(o: PlanOptions, progress: Progress | None = None) -> PlanRun:
         raise UsageError("the workload has no rows to plan with", option="--workload")
     profiles = sorted({p for w in workloads for p in w.mig_profiles})
     space = derive_space(spec, file, profiles)
-    o.out.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(o.out / MARKER, "written by gpuplane plan\n")
-    cache = Cache(o.out / "cache", workloads, config, prices)
-    backend = _backend(o, workloads, config, prices)
-    try:
-        run = Evaluator(backend, cache, progress)
-        ref = reference_design(spec)
-        runs = run([Task(ref.id, ref.spec, 1.0, seed) for seed in seeds_of(settings)])
-        mean = mean_result(runs)
-        goal = goal or default_goal(mean)
-        reference = Scored(ref, mean, judge(mean, goal), tuple(runs))
-        result = search(spec, space, reference, goal, run, settings)
-    finally:
-        exit_ = getattr(backend, "__exit__", None)
-        if exit_ is not None:
-            exit_(None, None, None)
-    source = str(o.spec) if o.spec is not None else BUILTIN_NAME
-    written = _write(o, result, spec, source, len(workloads))
-    return PlanRun(result, written, spec.costs.currency, cache.hits)
+    with folder:
+        cache = Cache(folder.cache, workloads, config, prices)
+        backend = _backend(o, workloads, config, prices)
+        try:
+            run = Evaluator(backend, cache, progress)
+            ref = reference_design(spec)
+            runs = run([Task(ref.id, ref.spec, 1.0, seed) for seed in seeds_of(settings)])
+            mean = mean_result(runs)
+            goal = goal or default_goal(mean)
+            reference = Scored(ref, mean, judge(mean, goal), tuple(runs))
+            result = search(spec, space, reference, goal, run, settings)
+        finally:
+            exit_ = getattr(backend, "__exit__", None)
+            if exit_ is not None:
+                exit_(None, None, None)
+        source = str(o.spec) if o.spec is not None else BUILTIN_NAME
+        written = _write(folder, o, result, spec, source, len(workloads))
+    return PlanRun(result, written, spec.costs.currency, cache.hits, list(cache.damaged))
 
 
-def _write(o: PlanOptions, result: SearchResult, spec: PlatformSpec, source: str, rows: int) -> list[Path]:
+def _write(
+    folder: PlanFolder, o: PlanOptions, result: SearchResult, spec: PlatformSpec, source: str, rows: int
+) -> list[Path]:
     currency = spec.costs.currency
     context = {
         "spec": source,
@@ -176,7 +180,5 @@ def _write(o: PlanOptions, result: SearchResult, spec: PlatformSpec, source: str
     if result.winner is not None:
         texts["winner.yaml"] = winner_yaml(result.winner.design, source)
     else:
-        (o.out / "winner.yaml").unlink(missing_ok=True)  # a stale winner from an earlier run
-    for name, text in texts.items():
-        write_text_atomic(o.out / name, text)
-    return [o.out / name for name in texts]
+        folder.remove("winner.yaml")  # a stale winner from an earlier run
+    return [folder.write(name, text) for name, text in texts.items()]

@@ -29,6 +29,7 @@ from pydantic.alias_generators import to_camel
 
 from gpuplane.errors import InputError, UsageError
 from gpuplane.inputs import display_name, read_text
+from gpuplane.limits import limits
 from gpuplane.plan.goal import parse_constraint
 from gpuplane.spec.loader import problem_at
 from gpuplane.spec.models import Sharing
@@ -65,9 +66,13 @@ class PoolSpace(_Model):
 class SearchSettings(_Model):
     """How hard to search."""
 
-    designs: int | None = Field(default=None, ge=1, description="Designs considered at most.")
-    seeds: int | None = Field(default=None, ge=1, description="Seeds per finalist.")
-    finalists: int | None = Field(default=None, ge=1, description="Designs run again with more seeds.")
+    designs: int | None = Field(
+        default=None, ge=1, le=limits().plan_designs, description="Designs considered at most."
+    )
+    seeds: int | None = Field(default=None, ge=1, le=limits().plan_seeds, description="Seeds per finalist.")
+    finalists: int | None = Field(
+        default=None, ge=1, le=limits().plan_designs, description="Designs run again with more seeds."
+    )
 
 
 class SpaceFile(_Model):

@@ -9,6 +9,7 @@ from typing import Any
 
 import yaml
 
+from gpuplane import bounds
 from gpuplane.errors import UsageError
 
 #: Workload classes a run can weight in its accepted units.
@@ -96,5 +97,9 @@ def parse_units(items: list[str]) -> tuple[tuple[str, float], ...]:
             raise UsageError(
                 f"{item!r}: expected CLASS=WEIGHT with CLASS one of {', '.join(CLASSES)}", option="--unit"
             )
-        weights[klass] = float(value)
+        try:
+            weight = float(value)
+        except ValueError:
+            raise UsageError(f"{item!r}: {value!r} is not a number", option="--unit") from None
+        weights[klass] = bounds.weight().check(weight, "--unit")
     return tuple(weights.items())

@@ -16,6 +16,7 @@ import heapq
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from gpuplane.limits import limits
 from gpuplane.sim.admitters import Admitter
 from gpuplane.sim.cluster import Node
 from gpuplane.sim.config import SimConfig
@@ -136,6 +137,7 @@ class Engine:
         for i, loss in enumerate(self.config.node_losses):
             self.push(loss.time, INJECT, i)
         horizon = self.config.horizon_s
+        cap = float(limits().simulated_time_s)
         heap, nxt, total, now, steps = self.heap, 0, len(order), 0.0, 0
         pop, event, submit, settle = heapq.heappop, self._event, self._submit, self._settle
         t_sub = workloads[order[0]].submit if total else _NEVER
@@ -143,6 +145,13 @@ class Engine:
             t_evt = heap[0][0] if heap else _NEVER
             now = t_sub if t_sub < t_evt else t_evt
             if now == _NEVER or (horizon is not None and now > horizon):
+                break
+            if horizon is None and now > cap:  # the stated limit of simulated time (limits.yaml)
+                self.warnings.append(
+                    f"the run stopped at the simulated-time limit of {cap:,.0f} s (10 years; limits: "
+                    "simulated_time_s): what still ran or waited then is reported unfinished"
+                )
+                now = cap
                 break
             while t_sub == now:
                 submit(workloads[order[nxt]], now)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from gpuplane.errors import UsageError
+from gpuplane import bounds
 from gpuplane.sim.config import SimConfig, parse_units
 from gpuplane.sim.whatif import WorkloadSource
 from gpuplane.traces import Checkpoint
@@ -53,18 +53,20 @@ class Options:
 
 def build_config(o: Options) -> SimConfig:
     """The run's SimConfig: defaults overridden by what was given."""
-    for label, value in (
-        ("--spot-eviction-rate", o.spot_rate),
-        ("--node-failure-rate", o.failure_rate),
-        ("--provisioning-delay", o.provisioning),
-        ("--scale-down-unneeded", o.unneeded),
-        ("--horizon-hours", o.horizon_hours),
-        ("--preemption-grace", o.grace),
-        ("--time-slicing-interference", o.time_slicing_interference),
-        ("--mps-interference", o.mps_interference),
+    for label, value, allowed in (
+        ("--spot-eviction-rate", o.spot_rate, bounds.rate()),
+        ("--node-failure-rate", o.failure_rate, bounds.rate()),
+        ("--provisioning-delay", o.provisioning, bounds.seconds()),
+        ("--scale-down-unneeded", o.unneeded, bounds.seconds()),
+        ("--horizon-hours", o.horizon_hours, bounds.hours()),
+        ("--preemption-grace", o.grace, bounds.seconds()),
+        ("--time-slicing-interference", o.time_slicing_interference, bounds.interference()),
+        ("--mps-interference", o.mps_interference, bounds.interference()),
     ):
-        if value is not None and value < 0:
-            raise UsageError(f"must not be negative (got {value})", option=label)
+        if value is not None:
+            allowed.check(value, label)
+    if o.limit is not None:
+        bounds.rows().check(o.limit, "--limit")
     config = SimConfig(seed=o.seed, accepted_units=parse_units(o.units))
     return replace(
         config,
@@ -87,10 +89,9 @@ def checkpoint(o: Options) -> Checkpoint | None:
     """The checkpointing `--checkpoint-interval` adds to training that has none, or None."""
     if o.ckpt_interval is None:
         return None
-    if o.ckpt_interval <= 0 or o.ckpt_write < 0 or o.ckpt_restore < 0:
-        raise UsageError(
-            "checkpoint interval must be > 0, write and restore times >= 0", option="--checkpoint-interval"
-        )
+    bounds.seconds_above_zero().check(o.ckpt_interval, "--checkpoint-interval")
+    bounds.seconds().check(o.ckpt_write, "--checkpoint-write")
+    bounds.seconds().check(o.ckpt_restore, "--checkpoint-restore")
     return Checkpoint(o.ckpt_interval, o.ckpt_write, o.ckpt_restore)
 
 

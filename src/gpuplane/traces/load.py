@@ -4,7 +4,7 @@ spec's teams."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
@@ -12,6 +12,7 @@ from typing import overload
 
 from gpuplane.errors import InputError, Problem
 from gpuplane.inputs import display_name
+from gpuplane.limits import limits
 from gpuplane.traces.formats import detect_format, format_named, format_names, resolve_name
 from gpuplane.traces.model import Workload
 from gpuplane.traces.rows import Issues, numbered_rows, open_csv
@@ -55,8 +56,47 @@ class WorkloadStream:
         reader = format_named(self.format).read
         with open_csv(self.path) as stream:
             header, rows = numbered_rows(stream, self.file, self.issues)
-            records = reader(self.path, header, rows, self.issues)
+            records = within_limits(reader(self.path, header, rows, self.issues), self.issues)
             yield from (records if self.limit is None else islice(records, self.limit))
+
+
+def time_limit_problem(w: Workload) -> tuple[str, str] | None:
+    """(column, why) when a workload's submit time or run length is beyond the stated limits
+    (`limits().simulated_time_s`, `limits().job_run_s`), or None. Simulated time is a float of
+    seconds: beyond the limit a step no longer moves the clock, and a job longer than a year
+    restarts from scratch after node failures without end."""
+    lim = limits()
+    if w.submit > lim.simulated_time_s:
+        return (
+            "submit_s",
+            f"submit time {w.submit:g} s is beyond the simulated-time limit of {lim.simulated_time_s:,} s "
+            "(10 years; limits: simulated_time_s)",
+        )
+    gpus = w.total_gpus
+    if w.run_time is not None:
+        length, column = w.run_time, "run_time_s"
+    elif w.work_gpu_seconds is not None and gpus > 0:
+        length, column = w.work_gpu_seconds / gpus, "work_gpu_s"
+    else:
+        return None
+    if length > lim.job_run_s:
+        return (
+            column,
+            f"a run of {length:g} s is longer than the job-length limit of {lim.job_run_s:,} s "
+            "(1 year; limits: job_run_s)",
+        )
+    return None
+
+
+def within_limits(records: Iterable[Workload], issues: Issues) -> Iterator[Workload]:
+    """The records, each row beyond a time limit reported as a bad row (skipped, or the error
+    under --strict) with its line, as the readers report their own bad rows."""
+    for w in records:
+        problem = time_limit_problem(w)
+        if problem is None:
+            yield w
+        else:
+            issues.bad_row(w.source_line, *problem)
 
 
 def read_workloads(
