@@ -256,8 +256,9 @@ def price_gpu_hours(hours: GpuHours, gpu_hourly: float, currency: str = "USD") -
 
 def pool_price(spec: PlatformSpec, pool: NodePool) -> PoolPrice:
     """A pool's node-hour prices: the spec's `costs.pools` override, else the catalog price for the
-    cluster's provider and region. A spot pool without a spot price pays on-demand; a pool
-    with no known price costs 0 and says so (`known=False`, source "unknown")."""
+    cluster's provider and region. `known` says whether the price that applies (spot for a spot
+    pool) was found; the commands that cost refuse a spec where it was not
+    (`gpuplane.spec.pricing`), so an unknown price never becomes a silent 0 there."""
     override = spec.costs.pools.get(pool.name)
     catalog_price = None
     if pool.vm_size:
@@ -271,12 +272,13 @@ def pool_price(spec: PlatformSpec, pool: NodePool) -> PoolPrice:
         if spot is None:
             spot = catalog_price.spot_hourly
         source = source or f"catalog: {catalog_price.source} ({catalog_price.date})"
+    applies = spot if pool.spot.enabled else on_demand
     return PoolPrice(
         pool=pool.name,
         on_demand_hourly=on_demand or 0.0,
-        spot_hourly=spot if spot is not None else (on_demand or 0.0),
+        spot_hourly=spot if spot is not None else 0.0,
         spot=pool.spot.enabled,
         gpus_per_node=max(pool.gpus, 1),
         source=source or "unknown",
-        known=on_demand is not None or spot is not None,
+        known=applies is not None,
     )

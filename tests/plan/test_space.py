@@ -105,7 +105,9 @@ def test_plan_yaml_refines_and_fixes_pools() -> None:
 """
     refine = parse_space_file(text, "plan.yaml", [p.name for p in spec.node_pools])
     space = derive_space(spec, refine)
-    assert space.size == 2 * 1 * (5 * 2)
+    # t4-dev: the catalog prices four T4 sizes in eastus (NC4as/NC8as/NC16as_T4_v3 with 1 GPU: 5 node
+    # counts each; NC64as_T4_v3 with 4 GPUs: 2 distinct counts), times the 2 sharings asked for.
+    assert space.size == 2 * 1 * ((3 * 5 + 2) * 2)
     assert len(_candidates(space, "a100-mig")) == 1
     assert {c.sharing.mode for c in _candidates(space, "t4-dev")} == {"time-slicing", "exclusive"}
 

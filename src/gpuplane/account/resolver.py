@@ -8,8 +8,8 @@ from gpuplane.account import queries as q
 from gpuplane.catalog import load_catalog
 from gpuplane.catalog.models import Accelerator
 from gpuplane.costs import pool_price
-from gpuplane.spec import NodePool, PlatformSpec
-from gpuplane.vocab import MIG_RESOURCE_PREFIX, ksm_resource, mig_resource
+from gpuplane.spec import NodePool, PlatformSpec, derived
+from gpuplane.vocab import GPU_RESOURCE, GPU_SHARED_RESOURCE, MIG_RESOURCE_PREFIX, ksm_resource, mig_resource
 
 UNASSIGNED = "unassigned"
 UNKNOWN = "unknown"
@@ -54,7 +54,16 @@ class Resolver:
         )
 
     def profile_fraction(self, pool: str, profile: str) -> float:
-        """Share of a physical GPU that one MIG instance of `profile` is (compute slices)."""
+        """Share of a physical GPU that one measured MIG instance of `profile` is (DCGM's
+        GPU_I_PROFILE): on a spec MIG pool the share of the unit that instance is advertised as
+        (`spec.derived.unit_gpu_share`: one whole-GPU unit on `single`, the profile's resource on
+        `mixed`), so measured and allocated GPU time agree; else compute slices over the GPU's."""
+        spec_pool = self.pools.get(pool)
+        if spec_pool is not None and spec_pool.sharing.mode == "mig":
+            single = spec_pool.sharing.strategy == "single" and not derived.is_dra(spec_pool)
+            share = derived.unit_gpu_share(spec_pool, GPU_RESOURCE if single else mig_resource(profile))
+            if share:
+                return share
         acc = self._acc(pool)
         found = acc.mig_profile(profile) if acc else None
         if acc and found and acc.compute_slices:
@@ -62,22 +71,27 @@ class Resolver:
         match = re.match(r"(\d+)g", profile)
         return int(match.group(1)) / 7 if match else 1.0
 
+    def _resource_name(self, spec_pool: NodePool, ksm_name: str) -> str:
+        """The resource name behind kube-state-metrics' spelling of it on this pool."""
+        acc = self.catalog.accelerator(spec_pool.accelerator or "")
+        names = [*derived.resources_per_gpu(spec_pool), GPU_RESOURCE, GPU_SHARED_RESOURCE]
+        names += [mig_resource(p) for p in (acc.mig_profiles if acc else ())]
+        return next((n for n in names if ksm_resource(n) == ksm_name), ksm_name)
+
     def resource_fraction(self, pool: str, resource: str) -> float:
-        """Physical GPUs that one unit of a kube-state-metrics resource name stands for."""
+        """Physical GPUs that one unit of a kube-state-metrics resource name stands for.
+
+        On a spec pool: `spec.derived.unit_gpu_share`, the answer render, sim and plan use (MIG by
+        layout or by named config, single or mixed; time-slicing; MPS; DRA). On a node outside the
+        spec (no sharing facts): a MIG name by its compute slices, anything else a whole GPU.
+        """
         spec_pool: NodePool | None = self.pools.get(pool)
+        if spec_pool is not None:
+            return derived.unit_gpu_share(spec_pool, self._resource_name(spec_pool, resource))
         if resource.startswith(_MIG_KSM_PREFIX):
-            acc = self._acc(pool)
-            for name in acc.mig_profiles if acc else ():
-                if ksm_resource(mig_resource(name)) == resource:
-                    return self.profile_fraction(pool, name)
-            return self.profile_fraction(pool, resource.removeprefix(_MIG_KSM_PREFIX).split("_")[0])
-        if spec_pool is None:
-            return 1.0
-        sharing = spec_pool.sharing
-        if sharing.mode in ("time-slicing", "mps"):
-            return 1.0 / max(sharing.replicas, 1)
-        if sharing.mode == "mig" and sharing.layout:
-            return self.profile_fraction(pool, sharing.layout[0])
+            profile = resource.removeprefix(_MIG_KSM_PREFIX).split("_")[0]
+            match = re.match(r"(\d+)g", profile)
+            return int(match.group(1)) / 7 if match else 1.0
         return 1.0
 
     def team_of(self, namespace: str, labels: dict[str, str]) -> str:

@@ -85,7 +85,7 @@ def account_command(
     check_url(prometheus)
     deadline = parse_duration(timeout, "--timeout")
     window = resolve_window(since, start, end, step)
-    spec = load_spec(spec_file)
+    spec = load_spec(spec_file, priced=True)
     result = engine.run(prometheus, spec, window, charts=report is not None, timeout_s=deadline)
     if report is not None:
         build_page(result).write(report)
@@ -147,7 +147,7 @@ def exporter_command(
         "timeout_s": parse_duration(timeout, "--timeout"),
     }
     interval_s = parse_duration(interval, "--interval")
-    spec = load_spec(spec_file)
+    spec = load_spec(spec_file, priced=True)
     exporter = Exporter(prometheus, spec, **settings)
     if once is not None:
         exporter.result = exporter.compute()

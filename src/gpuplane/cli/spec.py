@@ -34,7 +34,7 @@ def validate(
 
     Exit 0 when valid (warnings are printed), 2 with file:line:column and field for each error.
     """
-    spec, warnings = load_spec_with_warnings(file)
+    spec, warnings = load_spec_with_warnings(file, priced=True)
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     for warning in warnings:
         err.print(str(warning), markup=False)

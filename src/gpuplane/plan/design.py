@@ -175,7 +175,7 @@ def build_design(
     draft.node_pools = pools
     text = spec_yaml(draft)
     try:
-        checked, _ = parse_spec(text, "<design>")
+        checked, _ = parse_spec(text, "<design>", priced=True)
     except InputError as exc:
         first = exc.problems[0]
         return Invalid(tuple(choices), f"{first.path}: {first.message}" if first.path else first.message)

@@ -128,7 +128,7 @@ def execute(o: PlanOptions, progress: Progress | None = None) -> PlanRun:
     check_options(o)
     folder = PlanFolder(o.out)
     folder.check()
-    spec = load_spec(o.spec) if o.spec is not None else builtin_spec()
+    spec = load_spec(o.spec, priced=True) if o.spec is not None else builtin_spec()
     teams = [t.name for t in spec.teams]
     file = load_space_file(o.space, [p.name for p in spec.node_pools], teams) if o.space is not None else None
     given = o.goal or (file.goal if file is not None else [])

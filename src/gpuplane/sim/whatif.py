@@ -29,7 +29,7 @@ BUILTIN_NAME = "built-in example (demo-aks)"
 def builtin_spec() -> PlatformSpec:
     """The packaged example platform."""
     text = resources.files("gpuplane.sim").joinpath("data/builtin-platform.yaml").read_text(encoding="utf-8")
-    return parse_spec(text, "<builtin-platform.yaml>")[0]
+    return parse_spec(text, "<builtin-platform.yaml>", priced=True)[0]
 
 
 @dataclass
@@ -101,7 +101,7 @@ def platforms_from(paths: Sequence[Path]) -> list[Platform]:
     """Platforms from spec files (InputError on a bad one), or the built-in example."""
     if not paths:
         return [Platform(BUILTIN_NAME, builtin_spec())]
-    return [Platform(str(p), load_spec(p)) for p in paths]
+    return [Platform(str(p), load_spec(p, priced=True)) for p in paths]
 
 
 def run_all(

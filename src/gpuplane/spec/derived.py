@@ -100,15 +100,40 @@ def extended_resources_per_node(pool: NodePool) -> dict[str, int]:
 
 
 def unit_gpu_share(pool: NodePool, resource: str) -> float:
-    """The share of one physical GPU that one unit of `resource` is on this pool: a MIG device its
-    compute slices over the GPU's, a replica 1/replicas, a whole-GPU unit 1."""
+    """The share of one physical GPU that one unit of `resource` is on this pool: the one answer
+    render (quota shares), sim (a pod's GPU time), plan and account (GPU-hours from
+    kube-state-metrics requests) all use.
+
+    - DRA: a MIG device its compute slices over the GPU's, anything else a whole GPU;
+    - MIG `mixed` (by layout or named config): a MIG device its compute slices over the GPU's;
+    - every other form (exclusive, MIG `single` by layout or config, time-slicing, MPS): one over
+      the units one GPU advertises (all-1g.10gb on `single` is 7 whole-GPU units, so 1/7);
+    - a GPU resource the pool does not advertise (a pod asking the plain GPU name of a pool that
+      renames its shared GPUs, a MIG name on a MIG pool): by the same rules from the
+      accelerator (1/replicas on a shared pool, slices over the GPU's for a MIG name);
+    - 0 for a name that is no GPU resource of this pool's accelerator.
+    """
     acc = load_catalog().accelerator(pool.accelerator or "")
     if acc is not None and is_dra(pool):
-        return dra.gpu_fraction(resource, acc)
+        try:
+            return dra.gpu_fraction(resource, acc)
+        except ValueError:
+            return 0.0
     if acc is not None and pool.sharing.mode == "mig" and pool.sharing.strategy == "mixed":
-        return resources.gpu_fraction(resource, acc)
+        try:
+            return resources.gpu_fraction(resource, acc)
+        except ValueError:
+            return 0.0
     units = resources_per_gpu(pool).get(resource, 0)
-    return 1.0 / units if units else 0.0
+    if units:
+        return 1.0 / units
+    if acc is None:
+        return 0.0
+    shared = pool.sharing.mode in ("time-slicing", "mps")
+    try:
+        return resources.gpu_fraction(resource, acc, replicas=max(pool.sharing.replicas, 1) if shared else 1)
+    except ValueError:
+        return 0.0
 
 
 def max_resources(pool: NodePool) -> dict[str, int]:

@@ -12,6 +12,7 @@ from gpuplane.errors import InputError, Problem
 from gpuplane.inputs import display_name, read_text
 from gpuplane.spec.checks import check_spec
 from gpuplane.spec.models import PlatformSpec
+from gpuplane.spec.pricing import price_problems
 from gpuplane.spec.resolve import resolve_spec
 from gpuplane.yamlio import key_position, load_one, locate
 
@@ -56,10 +57,12 @@ def _validation_problems(file: str, raw: Any, exc: ValidationError) -> list[Prob
     return problems
 
 
-def parse_spec(text: str, file: str) -> tuple[PlatformSpec, list[Problem]]:
+def parse_spec(text: str, file: str, *, priced: bool = False) -> tuple[PlatformSpec, list[Problem]]:
     """Parse, type-check, resolve against the catalog and check a spec text.
 
-    Returns the spec and its warnings; raises InputError with every error found.
+    With `priced` (the commands that cost: `spec validate`, `simulate`, `plan`, `account`), every
+    GPU pool must have a price (`gpuplane.spec.pricing`). Returns the spec and its warnings;
+    raises InputError with every error found.
     """
     raw = load_one(text, file)
     if not isinstance(raw, dict):
@@ -70,17 +73,20 @@ def parse_spec(text: str, file: str) -> tuple[PlatformSpec, list[Problem]]:
         raise InputError(_validation_problems(file, raw, exc)) from None
     problems = resolve_spec(spec, lambda parts, msg: problem_at(file, raw, parts, msg))
     problems += check_spec(spec, lambda parts, msg, sev: problem_at(file, raw, parts, msg, severity=sev))
+    if priced and not [p for p in problems if p.severity == "error"]:
+        problems += price_problems(spec, lambda parts, msg: problem_at(file, raw, parts, msg))
     errors = [p for p in problems if p.severity == "error"]
     if errors:
         raise InputError(errors)
     return spec, [p for p in problems if p.severity != "error"]
 
 
-def load_spec_with_warnings(path: Path) -> tuple[PlatformSpec, list[Problem]]:
+def load_spec_with_warnings(path: Path, *, priced: bool = False) -> tuple[PlatformSpec, list[Problem]]:
     """Load a spec file; returns the spec and warnings (errors raise InputError)."""
-    return parse_spec(read_text(path), display_name(path))
+    return parse_spec(read_text(path), display_name(path), priced=priced)
 
 
-def load_spec(path: Path) -> PlatformSpec:
-    """Load and check a platform spec file. Raises InputError (exit code 2) on bad input."""
-    return load_spec_with_warnings(path)[0]
+def load_spec(path: Path, *, priced: bool = False) -> PlatformSpec:
+    """Load and check a platform spec file. Raises InputError (exit code 2) on bad input; with
+    `priced`, also when a GPU pool has no price."""
+    return load_spec_with_warnings(path, priced=priced)[0]

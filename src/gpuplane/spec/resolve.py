@@ -8,6 +8,7 @@ from collections.abc import Callable
 from gpuplane.catalog import load_catalog
 from gpuplane.errors import Problem
 from gpuplane.spec.models import NodePool, PlatformSpec
+from gpuplane.spec.pricing import did_you_mean
 
 Locate = Callable[[tuple[str | int, ...], str], Problem]
 
@@ -52,10 +53,16 @@ def _resolve_pool(spec: PlatformSpec, index: int, pool: NodePool, at: Locate) ->
     if pool.accelerator and pool.gpus_per_node is None:
         what = (
             f"VM size {pool.vm_size!r} is not in the {spec.cluster.provider} catalog"
+            f"{did_you_mean(spec.cluster.provider, pool.vm_size)}"
             if pool.vm_size
             else "no vmSize given"
         )
-        problems.append(at((*base, "gpusPerNode"), f"{what}: set gpusPerNode"))
+        problems.append(
+            at(
+                (*base, "vmSize" if pool.vm_size else "gpusPerNode"),
+                f"{what}: fix vmSize, or set gpusPerNode and costs.pools.{pool.name} (its price)",
+            )
+        )
     if pool.accelerator and pool.gpus_per_node == 0:
         problems.append(at((*base, "gpusPerNode"), "a GPU pool needs at least one GPU per node"))
     return problems
