@@ -280,6 +280,8 @@ def classical_targets(ctx: PreemptionCtx) -> list[Target]:
         attempts = [True, False]
     snap = ctx.snap
     for borrow in attempts:
+        if not _attempt_can_fit(ctx, hier, prio, same, borrow):
+            continue  # no subset of this attempt's candidates can make room: same [] as the walk
         targets: list[Target] = []
         for cand in _candidates(ctx, hier, prio, same, borrow):
             if not _valid(ctx, cand, borrow):
@@ -292,6 +294,25 @@ def classical_targets(ctx: PreemptionCtx) -> list[Target]:
                 return targets
         restore(snap, targets)
     return []
+
+
+def _attempt_can_fit(
+    ctx: PreemptionCtx, hier: list[Source], prio: list[Source], same: list[Source], borrow: bool
+) -> bool:
+    """An exact bound before a classical search: would the workload fit with every candidate this
+    attempt may take evicted at once?
+
+    The walk only removes candidates `_candidates` yields for the attempt (priority-based ones not
+    at all when borrowing with borrowWithinCohort Never), available capacity never shrinks when
+    usage drops, and `workload_fits` is monotone in the removals; so when even removing all of
+    them does not fit, the walk returns nothing and can be skipped. Costs one pass over the
+    sources' cached usage sums (`Source.total_usage`), not over their workloads.
+    """
+    sources = [*hier, *same] if _prio_cap(ctx, borrow) == -math.inf else [*hier, *prio, *same]
+    if not sources:
+        return False
+    shift = rn.removal_shift((src.state.node, src.total_usage(ctx.snap.usage_of)) for src in sources)
+    return workload_fits(ctx, borrow, shift)
 
 
 def can_always_reclaim(state: CQState) -> bool:

@@ -31,6 +31,20 @@ from gpuplane.kueue.objects import (
     Workload,
 )
 from gpuplane.kueue.queues import HEAP, INADMISSIBLE, ClusterQueueQueue
+from gpuplane.kueue.shape_queue import ShapeQueue
+
+PendingQueue = ShapeQueue | ClusterQueueQueue
+
+#: The pending-queue class of new snapshots. `ShapeQueue` parks and wakes a shape group at once;
+#: `ClusterQueueQueue` (Kueue's one-by-one requeue) is the reference the differential tests
+#: compare it with (`use_reference_queues`).
+QUEUE_CLASS: type[PendingQueue] = ShapeQueue
+
+
+def use_reference_queues(on: bool) -> None:
+    """Build later snapshots with the reference queues (`on`) or the shape-grouped ones."""
+    global QUEUE_CLASS
+    QUEUE_CLASS = ClusterQueueQueue if on else ShapeQueue
 
 
 @dataclass
@@ -39,7 +53,7 @@ class CQState:
 
     spec: ClusterQueue
     node: rn.Node
-    queue: ClusterQueueQueue
+    queue: PendingQueue
     workloads: dict[str, Workload] = field(default_factory=dict)
     inactive: str | None = None
     group_of: dict[str, ResourceGroup] = field(default_factory=dict)
@@ -89,7 +103,7 @@ class Snapshot:
         self.active: set[str] = set()
         #: Per ClusterQueue, the queues of every ClusterQueue in its cohort tree (the tree is
         #: fixed once built), which a release of quota wakes up.
-        self._tree_queues: dict[str, list[ClusterQueueQueue]] = {}
+        self._tree_queues: dict[str, list[PendingQueue]] = {}
         #: Admitted workloads whose ClusterQueue is unknown (kept in `workloads`, charged nowhere).
         self._unplaced: dict[str, Workload] = {}
 
@@ -160,7 +174,7 @@ class Snapshot:
         for cq in cqs:
             node = rn.Node(cq.name, is_cq=True, weight=cq.fair_weight)
             node.set_quotas(cq.resource_groups)
-            state = CQState(cq, node, ClusterQueueQueue(cq.queueing_strategy, cq.name, self.active))
+            state = CQState(cq, node, QUEUE_CLASS(cq.queueing_strategy, cq.name, self.active))
             for group in cq.resource_groups:
                 for res in group.covered_resources:
                     state.group_of.setdefault(res, group)  # first group wins, as RGByResource

@@ -1,0 +1,314 @@
+"""A ClusterQueue's pending workloads grouped by request shape: parking and waking cost per group.
+
+Same contract and same decisions as `queues.ClusterQueueQueue` (the reference, kept for the
+differential tests): the head is the workload with the smallest queue-order key; a failed head's
+whole shape group is set aside at once (SchedulingEquivalenceHashing, `park_equivalent`); a
+release in the cohort tree moves every set-aside workload back (`requeue_inadmissible`).
+
+What changes is the cost. Kueue's queue manager (`pkg/queue/cluster_queue.go`:
+`QueueInadmissibleWorkloads` moves each inadmissible workload back into the heap one by one)
+costs O(parked) per release; with a backlog of thousands behind a small cluster, that made each
+finishing job cost as much as the backlog (issue 23: 6.6 million requeues for 82k jobs). Here the
+workloads of one shape live in one group (its own heap); the ClusterQueue's heap orders the groups
+by their smallest key, so setting a shape aside or bringing it back moves one object (merging two
+groups of a shape moves the smaller into the larger), and popping a head costs O(log n).
+
+Keys are the reference's: `queues.queue_order_key` (sticky flag, priority, queue-order time, UID,
+key). The reference recomputes a workload's key whenever it is pushed back; of its parts only the
+sticky flag can change while a workload is set aside (priority is fixed, the queue-order time
+changes only on an eviction, which pushes anew), so waking re-keys just the workloads whose
+sticky flag differs (at most two).
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections.abc import Iterator
+
+from gpuplane.kueue.objects import Workload
+from gpuplane.kueue.queues import HEAP, INADMISSIBLE, Shape, queue_order_key, shape_of
+
+Key = tuple[int, int, float, str, str]
+_Entry = tuple[Key, int, Workload]
+
+
+class _Group:
+    """Workloads of one shape: a heap of entries with lazy deletion (`live` maps key -> entry seq)."""
+
+    __slots__ = ("heap", "live")
+
+    def __init__(self) -> None:
+        self.heap: list[_Entry] = []
+        self.live: dict[str, int] = {}
+
+    def add(self, entry: _Entry) -> None:
+        self.live[entry[2].key] = entry[1]
+        heapq.heappush(self.heap, entry)
+
+    def peek(self) -> _Entry | None:
+        """The valid entry with the smallest key (stale ones on top are dropped)."""
+        heap, live = self.heap, self.live
+        while heap:
+            top = heap[0]
+            if live.get(top[2].key) == top[1]:
+                return top
+            heapq.heappop(heap)
+        return None
+
+    def remove(self, key: str) -> None:
+        del self.live[key]
+        heap, live = self.heap, self.live
+        if len(heap) > 32 and len(heap) > 2 * len(live):
+            self.heap = [e for e in heap if live.get(e[2].key) == e[1]]
+            heapq.heapify(self.heap)
+
+    def entries(self) -> Iterator[_Entry]:
+        live = self.live
+        return (e for e in self.heap if live.get(e[2].key) == e[1])
+
+    def absorb(self, other: _Group) -> None:
+        """Move every valid entry of `other` into this group."""
+        for entry in list(other.entries()):
+            self.add(entry)
+
+
+class _ParkedView:
+    """`len()` and truth of the set-aside workloads (what `Snapshot` and `eta` ask of `inadmissible`)."""
+
+    __slots__ = ("_q",)
+
+    def __init__(self, q: ShapeQueue) -> None:
+        self._q = q
+
+    def __len__(self) -> int:
+        return self._q._n_parked
+
+    def __bool__(self) -> bool:
+        return self._q._n_parked > 0
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self._q.where(key) == INADMISSIBLE
+
+
+class ShapeQueue:
+    """The pending workloads of one ClusterQueue, grouped by shape (see the module docstring).
+
+    `active` is shared by all queues of a snapshot: it holds the `name` of every queue whose heap
+    is not empty.
+    """
+
+    __slots__ = (
+        "_heap_groups",
+        "_members",
+        "_n_heap",
+        "_n_parked",
+        "_park_groups",
+        "_seq",
+        "_sticky_keyed",
+        "_top",
+        "active",
+        "inadmissible",
+        "name",
+        "sticky",
+        "strategy",
+    )
+
+    def __init__(self, strategy: str, name: str = "", active: set[str] | None = None) -> None:
+        self.strategy = strategy
+        self.name = name
+        self.active: set[str] = active if active is not None else set()
+        self.sticky: str | None = None
+        self._members: dict[str, Workload] = {}
+        self._heap_groups: dict[Shape, _Group] = {}
+        self._park_groups: dict[Shape, _Group] = {}
+        self._top: list[tuple[Key, int, Shape]] = []  # (group's smallest key, its seq, shape)
+        self._n_heap = 0
+        self._n_parked = 0
+        self._sticky_keyed: set[str] = set()  # workloads whose entry carries the sticky flag
+        self._seq = itertools.count()
+        self.inadmissible = _ParkedView(self)
+
+    def __len__(self) -> int:
+        return len(self._members)
+
+    # ---- bookkeeping -------------------------------------------------------------------------
+    def _entry(self, wl: Workload) -> _Entry:
+        sticky = wl.key == self.sticky
+        if sticky:
+            self._sticky_keyed.add(wl.key)
+        else:
+            self._sticky_keyed.discard(wl.key)
+        return (queue_order_key(wl, sticky), next(self._seq), wl)
+
+    def _offer_top(self, shape: Shape, group: _Group) -> None:
+        """Put the group's current smallest entry among the ClusterQueue's candidates."""
+        top = group.peek()
+        if top is not None:
+            heapq.heappush(self._top, (top[0], top[1], shape))
+            if len(self._top) > 64 and len(self._top) > 4 * len(self._heap_groups):
+                self._rebuild_top()
+
+    def _rebuild_top(self) -> None:
+        fresh = []
+        for shape, group in self._heap_groups.items():
+            top = group.peek()
+            if top is not None:
+                fresh.append((top[0], top[1], shape))
+        heapq.heapify(fresh)
+        self._top = fresh
+
+    def _heap_count(self, delta: int) -> None:
+        before = self._n_heap
+        self._n_heap = before + delta
+        if before == 0 and self._n_heap > 0:
+            self.active.add(self.name)
+        elif before > 0 and self._n_heap == 0:
+            self.active.discard(self.name)
+
+    def _take(self, key: str) -> Workload | None:
+        """Take `key` out of whichever group holds it; the workload, or None when it is not queued."""
+        wl = self._members.pop(key, None)
+        if wl is None:
+            return None
+        self._sticky_keyed.discard(key)
+        shape = shape_of(wl)
+        group = self._heap_groups.get(shape)
+        if group is not None and key in group.live:
+            top = group.peek()
+            group.remove(key)
+            self._heap_count(-1)
+            if not group.live:
+                del self._heap_groups[shape]
+            elif top is not None and top[2].key == key:
+                self._offer_top(shape, group)
+            return wl
+        parked = self._park_groups[shape]
+        parked.remove(key)
+        self._n_parked -= 1
+        if not parked.live:
+            del self._park_groups[shape]
+        return wl
+
+    # ---- the queue's contract (as queues.ClusterQueueQueue) -----------------------------------
+    def push(self, wl: Workload) -> None:
+        """Put a workload into the active heap (replacing any older entry for it)."""
+        self._take(wl.key)
+        self._insert(wl, self._entry(wl))
+
+    def _insert(self, wl: Workload, entry: _Entry) -> None:
+        self._members[wl.key] = wl
+        shape = shape_of(wl)
+        group = self._heap_groups.get(shape)
+        if group is None:
+            group = self._heap_groups[shape] = _Group()
+            group.add(entry)
+            heapq.heappush(self._top, (entry[0], entry[1], shape))
+        else:
+            top = group.peek()
+            group.add(entry)
+            if top is None or entry[0] < top[0]:
+                heapq.heappush(self._top, (entry[0], entry[1], shape))
+        self._heap_count(1)
+
+    def park(self, wl: Workload) -> None:
+        """Put a workload into the inadmissible set."""
+        self._take(wl.key)
+        self._members[wl.key] = wl
+        shape = shape_of(wl)
+        group = self._park_groups.get(shape)
+        if group is None:
+            group = self._park_groups[shape] = _Group()
+        group.add(self._entry(wl))
+        self._n_parked += 1
+
+    def delete(self, key: str) -> None:
+        """Forget a workload (admitted, finished or deleted)."""
+        self._take(key)
+        if self.sticky == key:
+            self.sticky = None
+
+    def pop(self) -> Workload | None:
+        """Remove and return the head of the active heap."""
+        top, groups = self._top, self._heap_groups
+        while top:
+            _, seq, shape = heapq.heappop(top)
+            group = groups.get(shape)
+            if group is None:
+                continue
+            head = group.peek()
+            if head is None or head[1] != seq:
+                continue
+            wl = head[2]
+            self._take(wl.key)
+            return wl
+        return None
+
+    def requeue_inadmissible(self) -> None:
+        """Move every inadmissible workload back to the heap (capacity may have been freed)."""
+        if not self._n_parked:
+            return
+        # The reference pushes each one anew, recomputing its key: re-key those whose sticky flag
+        # changed while they were set aside (the flag is the only part of the key that can).
+        sticky = self.sticky
+        suspects = set(self._sticky_keyed)
+        if sticky is not None:
+            suspects.add(sticky)
+        rekey = []
+        for key in sorted(suspects):
+            wl = self._members.get(key)
+            if wl is None or self.where(key) != INADMISSIBLE:
+                continue
+            if (key in self._sticky_keyed) != (key == sticky):
+                rekey.append(wl)
+        for wl in rekey:
+            self._take(wl.key)
+            self._insert(wl, self._entry(wl))
+        for shape, parked in self._park_groups.items():
+            n = len(parked.live)
+            group = self._heap_groups.get(shape)
+            if group is None:
+                group = self._heap_groups[shape] = parked
+            elif len(group.live) >= n:
+                group.absorb(parked)
+            else:
+                parked.absorb(group)
+                group = self._heap_groups[shape] = parked
+            self._heap_count(n)
+            self._offer_top(shape, group)
+        self._park_groups = {}
+        self._n_parked = 0
+
+    def where(self, key: str) -> str | None:
+        """`heap`, `inadmissible`, or None when the workload is not queued here."""
+        wl = self._members.get(key)
+        if wl is None:
+            return None
+        group = self._heap_groups.get(shape_of(wl))
+        return HEAP if group is not None and key in group.live else INADMISSIBLE
+
+    def park_equivalent(self, wl: Workload) -> int:
+        """SchedulingEquivalenceHashing: park heap workloads shaped like `wl` (same fate); how many."""
+        shape = shape_of(wl)
+        group = self._heap_groups.pop(shape, None)
+        if group is None:
+            return 0
+        n = len(group.live)
+        self._heap_count(-n)
+        self._n_parked += n
+        parked = self._park_groups.get(shape)
+        if parked is None:
+            self._park_groups[shape] = group
+        elif len(parked.live) >= n:
+            parked.absorb(group)
+        else:
+            group.absorb(parked)
+            self._park_groups[shape] = group
+        return n
+
+    def heap_workloads(self) -> Iterator[Workload]:
+        """Workloads in the active heap, in queue order."""
+        entries = [e for group in self._heap_groups.values() for e in group.entries()]
+        entries.sort(key=lambda item: (item[0], item[1]))
+        for _, _, wl in entries:
+            yield wl
