@@ -176,7 +176,9 @@ def _explain(tmp_path: Path) -> dict[str, Any]:
     return report
 
 
-def test_explain_puts_ray_heads_submitters_mpi_launchers_and_cpu_jobs_on_the_cpu_flavor(tmp_path: Path) -> None:
+def test_explain_puts_ray_heads_submitters_mpi_launchers_and_cpu_jobs_on_the_cpu_flavor(
+    tmp_path: Path,
+) -> None:
     report = _explain(tmp_path)
     flavors = {a["job"]: a["flavors"] for a in report["whatIf"]}
     assert {a["job"]: a["status"] for a in report["whatIf"]} == {
