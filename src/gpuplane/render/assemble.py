@@ -124,7 +124,8 @@ def _tenancy_files(spec: PlatformSpec, result: RenderResult) -> None:
     result.add_objects(
         "tenancy/network-policies.yaml",
         "tenancy",
-        "default deny, with DNS and same-namespace traffic allowed",
+        "default deny, with DNS, same-namespace traffic and the egress the spec declares "
+        "(network.egress, teams[].egress) allowed",
         objs["network"],
     )
     result.add_objects(
