@@ -59,6 +59,10 @@ AUXILIARY_KINDS = frozenset(
         "TrainingRuntime",
         "ClusterTrainingRuntime",
         "ResourceClaimTemplate",
+        # gpuplane's default-priority policies (render/default_priority.py), read by jobcontext.py
+        "MutatingAdmissionPolicy",
+        "MutatingAdmissionPolicyBinding",
+        "ClusterPolicy",
     }
 )
 

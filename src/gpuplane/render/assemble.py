@@ -7,6 +7,7 @@ from typing import Any
 from gpuplane import providers
 from gpuplane.render import (
     dashboard,
+    default_priority,
     device_configs,
     dra,
     dra_examples,
@@ -22,7 +23,12 @@ from gpuplane.render.nodepools import nodepool_file
 from gpuplane.render.output import IndexEntry, RenderResult, index_markdown, index_yaml, yaml_documents
 from gpuplane.spec import derived
 from gpuplane.spec.models import PlatformSpec
-from gpuplane.vocab import DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_LABEL, QUEUE_NAME_LABEL
+from gpuplane.vocab import (
+    DEVICE_PLUGIN_CONFIG_LABEL,
+    MIG_CONFIG_LABEL,
+    PRIORITY_CLASS_LABEL,
+    QUEUE_NAME_LABEL,
+)
 from gpuplane.yamlemit import emit
 
 KUEUE_CONFIGURATION_HEADER = (
@@ -71,6 +77,17 @@ def _kueue_files(spec: PlatformSpec, api: str, result: RenderResult) -> None:
         "Kueue priorities with the spec's priority class names and values",
         of("WorkloadPriorityClass"),
     )
+    defaults = default_priority.default_priority_objects(spec)
+    if defaults:
+        how = default_priority.mechanism(spec)
+        result.add_objects(
+            "kueue/default-priority.yaml",
+            "kueue",
+            f"{how.why}, one per team: jobs created in the team's namespaces without the "
+            f"{PRIORITY_CLASS_LABEL} label get the team's priorityClass",
+            defaults,
+        )
+    result.notes.extend(default_priority.default_priority_notes(spec))
     config = kueue.kueue_configuration(spec, api)
     result.add_text(
         "kueue/kueue-configuration.yaml",
