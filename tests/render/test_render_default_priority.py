@@ -288,3 +288,13 @@ def test_explain_without_a_policy_leaves_the_job_at_priority_zero(tmp_path: Path
 def test_the_twins_jobs_default_to_the_class_the_policy_sets() -> None:
     queues = {q.name: q.priority for q in team_queues(spec_from(_spec("1.36")))}
     assert queues == {"serving": 1000, "research": 0}
+
+
+def test_only_kyvernos_cluster_policy_is_read_nvidias_is_still_skipped() -> None:
+    from gpuplane.kueue import parse_objects
+
+    kyverno = default_priority_objects(spec_from(_spec("1.30", "kyverno")))[0]
+    nvidia = {"apiVersion": "nvidia.com/v1", "kind": "ClusterPolicy", "metadata": {"name": "cluster-policy"}}
+    parsed = parse_objects([kyverno, nvidia])
+    assert [r.data["apiVersion"] for r in parsed.k8s] == ["kyverno.io/v1"]
+    assert any("skipped ClusterPolicy cluster-policy" in n for n in parsed.notes)
