@@ -132,7 +132,7 @@ def explain_input(parsed: Parsed, options: ExplainOptions | None = None) -> Expl
         out.nodes_checked = True
         newly = sorted({a.workload for r in decided for a in r.admitted})
         out.unfit = check([snap.workloads[k] for k in newly if k in snap.workloads], snap.flavors, nodes)
-    out.answers = answers(conversion, decided, out.unfit, pending_report(snap))
+    out.answers = answers(conversion, decided, out.unfit, pending_report(snap), shown=results)
     if opt.eta is not None:
         eta_opt = _eta_options(opt.eta, parsed)
         targets = [w.key for w in snap.pending()]

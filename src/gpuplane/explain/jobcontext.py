@@ -23,7 +23,7 @@ from gpuplane.kueue.objects import (
     Workload,
 )
 from gpuplane.kueue.parse import DEFAULT_NAMESPACE, Parsed, label_selector
-from gpuplane.vocab import NAMESPACE_NAME_LABEL
+from gpuplane.vocab import ANNOTATION_DEFAULT_PRIORITY, NAMESPACE_NAME_LABEL
 from gpuplane.workloads import as_dict, as_list, as_str, get
 
 KUEUE_NAMESPACE = "kueue-system"
@@ -67,6 +67,48 @@ def jobs_config(data: Mapping[str, Any]) -> JobsConfig:
             str(t.get("multiplyBy") or ""),
         )
     return cfg
+
+
+DefaultPriority = tuple[str, LabelSelector, frozenset[tuple[str, str]], str]
+
+
+def default_priority_policies(
+    objects: Mapping[tuple[str, str, str], Mapping[str, Any]],
+) -> list[DefaultPriority]:
+    """(class, namespace selector, (group, resource plural or Kind) pairs, name) of every
+    default-priority policy in the input: a MutatingAdmissionPolicy counts only with a binding
+    that names it. The CEL of other policies is not evaluated."""
+    out: list[DefaultPriority] = []
+    bound = {
+        as_str(get(o, "spec", "policyName"))
+        for (k, _, _), o in objects.items()
+        if k == "MutatingAdmissionPolicyBinding"
+    }
+    for (kind, _, name), data in sorted(objects.items()):
+        cls = as_str(get(data, "metadata", "annotations", ANNOTATION_DEFAULT_PRIORITY))
+        if not cls:
+            continue
+        if kind == "MutatingAdmissionPolicy" and name in bound:
+            match = _m(get(data, "spec", "matchConstraints"))
+            pairs = {
+                (as_str(g), as_str(r))
+                for rule in as_list(match.get("resourceRules"))
+                for g in as_list(_m(rule).get("apiGroups"))
+                for r in as_list(_m(rule).get("resources"))
+            }
+            selector = label_selector(_m(match.get("namespaceSelector"))) or LabelSelector()
+            out.append((cls, selector, frozenset(pairs), f"MutatingAdmissionPolicy {name}"))
+        elif kind == "ClusterPolicy":
+            for rule in as_list(get(data, "spec", "rules")):
+                for flt in as_list(get(rule, "match", "any")):
+                    res = _m(_m(flt).get("resources"))
+                    pairs = set()
+                    for text in as_list(res.get("kinds")):
+                        parts = as_str(text).split("/")
+                        pairs.add((parts[0] if len(parts) == 3 else "", parts[-1]))
+                    selector = label_selector(_m(res.get("namespaceSelector"))) or LabelSelector()
+                    out.append((cls, selector, frozenset(pairs), f"Kyverno ClusterPolicy {name}"))
+    return out
 
 
 class JobContext:
@@ -120,6 +162,17 @@ class JobContext:
         if found is None and namespace == DEFAULT_NAMESPACE:
             found = self.objects.get((kind, "", name))
         return found
+
+    # -- default priority policies (issue 21) ----------------------------------------------
+    def default_priority(self, namespace: str, group: str, kind: str) -> tuple[str, str] | None:
+        """(class, which policy) when a default-priority policy gpuplane renders (a
+        MutatingAdmissionPolicy with its binding, or a Kyverno ClusterPolicy, carrying
+        `ANNOTATION_DEFAULT_PRIORITY`) labels a job of this kind created in this namespace."""
+        labels = self.namespace_labels(namespace)
+        for cls, selector, kinds, source in default_priority_policies(self.objects):
+            if selector.matches(labels) and ((group, kind.lower() + "s") in kinds or (group, kind) in kinds):
+                return cls, source
+        return None
 
     # -- what the conversion asks ----------------------------------------------------------
     def namespace_labels(self, namespace: str) -> dict[str, str]:

@@ -49,6 +49,7 @@ from gpuplane.workloads import (
     not_understood,
 )
 from gpuplane.workloads.common import GENERATED, object_name
+from gpuplane.workloads.fields import api_group
 
 
 @dataclass
@@ -305,7 +306,15 @@ class _Converter:
             return
         if spec.group_total and self._merge_group(namespace, spec, pod_sets):
             return
-        priority, problem = _priority(_labels(data, kind), spec, self.ctx)
+        labels = _labels(data, kind)
+        if PRIORITY_CLASS_LABEL not in labels:
+            found = self.ctx.default_priority(namespace, api_group(data), kind.kind)
+            if found is not None:
+                labels[PRIORITY_CLASS_LABEL] = found[0]
+                note = "; ".join(
+                    n for n in (note, f"no {PRIORITY_CLASS_LABEL} label: {found[1]} sets {found[0]}") if n
+                )
+        priority, problem = _priority(labels, spec, self.ctx)
         problem = problem or claim_problem
         created = get(data, "metadata", "creationTimestamp")
         wl_name, name = self._distinct(namespace, spec.name, object_name(data))

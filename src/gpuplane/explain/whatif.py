@@ -94,13 +94,22 @@ def _preempting(job: JobWorkload, results: list[CycleResult]) -> Answer | None:
 
 
 def answers(
-    conversion: Conversion, results: list[CycleResult], unfit: list[Unfit], still: list[Pending]
+    conversion: Conversion,
+    results: list[CycleResult],
+    unfit: list[Unfit],
+    still: list[Pending],
+    shown: list[CycleResult] | None = None,
 ) -> list[Answer]:
     """One answer per submitted job's Workload, plus one per job Kueue would not manage.
 
-    `results`: every cycle run at this instant; `still`: who waits after the last of them."""
+    `results`: every cycle run at this instant; `still`: who waits after the last of them;
+    `shown`: the cycles the output's tables show. A job that waits is answered with its row of the
+    last shown cycle (the same reason, pod set, flavor and heap/inadmissible state), so the one-line
+    answer never contradicts the table under it; `still` answers only for jobs that row lacks."""
     out: list[Answer] = []
     pending = {p.workload: p for p in still}
+    if shown:
+        pending.update({p.workload: p for p in shown[-1].pending})
     for job in conversion.jobs:
         if not job.new:
             continue

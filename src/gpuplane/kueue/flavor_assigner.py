@@ -45,6 +45,7 @@ class PodSetResult:
     requests: dict[str, int]
     flavors: dict[str, FlavorChoice] = field(default_factory=dict)
     failed: bool = False
+    first_reason: int = 0  # index of this pod set's first reason in `Assignment.reasons`
 
     def mode(self) -> int:
         """Worst mode over the pod set's resources."""
@@ -181,7 +182,7 @@ class FlavorAssigner:
             requests = {res: q * count for res, q in ps.per_pod.items()}
             if has_pods:
                 requests["pods"] = count * 1000
-            result = PodSetResult(ps.name, count, requests)
+            result = PodSetResult(ps.name, count, requests, first_reason=len(out.reasons))
             out.podsets.append(result)
             if not self._assign_podset(i, ps, result, out):
                 result.failed = True

@@ -57,8 +57,13 @@ AUXILIARY_KINDS = frozenset(
         "TrainingRuntime",
         "ClusterTrainingRuntime",
         "ResourceClaimTemplate",
+        # gpuplane's default-priority policies (render/default_priority.py), read by jobcontext.py
+        "MutatingAdmissionPolicy",
+        "MutatingAdmissionPolicyBinding",
+        "ClusterPolicy",  # Kyverno's only (KYVERNO_GROUP): NVIDIA's GPU Operator has one too
     }
 )
+KYVERNO_GROUP = "kyverno.io/"
 
 
 @dataclass
@@ -421,7 +426,8 @@ def _object(obj: Mapping[str, Any], source: str, ctx: _Ctx) -> None:
                 )
             )
     elif not api.startswith(KUEUE_GROUP + "/"):
-        if kind in AUXILIARY_KINDS or (ctx.keep is not None and ctx.keep(obj)):
+        auxiliary = kind in AUXILIARY_KINDS and (kind != "ClusterPolicy" or api.startswith(KYVERNO_GROUP))
+        if auxiliary or (ctx.keep is not None and ctx.keep(obj)):
             out.k8s.append(RawObject(obj, source))  # read by jobframework / the node-fit check
             return
         out.notes.append(

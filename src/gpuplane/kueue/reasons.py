@@ -6,7 +6,7 @@ import bisect
 
 from gpuplane.kube.quantity import format_quantity
 from gpuplane.kueue.entry import Entry
-from gpuplane.kueue.flavor_assigner import MODE_NOFIT, MODE_PREEMPT, quota_text
+from gpuplane.kueue.flavor_assigner import MODE_NOFIT, MODE_PREEMPT, Assignment, quota_text
 from gpuplane.kueue.objects import Workload
 from gpuplane.kueue.snapshot import Snapshot
 
@@ -35,10 +35,22 @@ def _victims_text(snap: Snapshot, entry: Entry) -> str:
     return "; would preempt " + ", ".join(parts) if parts else ""
 
 
+def _deciding_reasons(a: Assignment) -> str:
+    """The reasons of the pod set that decided: with several pod sets, the one that failed (else
+    the first with the worst mode), named, with only its own flavor attempts (issue 21)."""
+    if len(a.podsets) < 2:
+        return "; ".join(_dedupe(a.reasons))
+    worst = min(ps.mode() for ps in a.podsets)
+    i, ps = next((i, ps) for i, ps in enumerate(a.podsets) if ps.failed or ps.mode() == worst)
+    end = a.podsets[i + 1].first_reason if i + 1 < len(a.podsets) else len(a.reasons)
+    own = _dedupe(a.reasons[ps.first_reason : end])
+    return f"pod set {ps.name}: " + "; ".join(own) if own else "; ".join(_dedupe(a.reasons))
+
+
 def describe_entry(snap: Snapshot, entry: Entry) -> str:
     """Why a head workload was not admitted in this cycle."""
     a = entry.assignment
-    details = "; ".join(_dedupe(a.reasons)) if a is not None else ""
+    details = _deciding_reasons(a) if a is not None else ""
     mode = entry.mode()
     if entry.status == "deferred":
         return "waiting for workloads preempted by another workload to release quota"

@@ -5,13 +5,30 @@ from __future__ import annotations
 from typing import Any
 
 from gpuplane import providers
-from gpuplane.render import dashboard, device_configs, dra, dra_examples, kueue, monitoring, operator, tenancy
-from gpuplane.render.common import GPU_OPERATOR_NAMESPACE
+from gpuplane.render import (
+    dashboard,
+    default_priority,
+    device_configs,
+    dra,
+    dra_examples,
+    kueue,
+    monitoring,
+    operator,
+    quotas,
+    tenancy,
+)
+from gpuplane.render.common import GPU_OPERATOR_NAMESPACE, cpu_quantity, memory_quantity
 from gpuplane.render.exporter import exporter_manifests
 from gpuplane.render.nodepools import nodepool_file
 from gpuplane.render.output import IndexEntry, RenderResult, index_markdown, index_yaml, yaml_documents
+from gpuplane.spec import derived
 from gpuplane.spec.models import PlatformSpec
-from gpuplane.vocab import DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_LABEL, QUEUE_NAME_LABEL
+from gpuplane.vocab import (
+    DEVICE_PLUGIN_CONFIG_LABEL,
+    MIG_CONFIG_LABEL,
+    PRIORITY_CLASS_LABEL,
+    QUEUE_NAME_LABEL,
+)
 from gpuplane.yamlemit import emit
 
 KUEUE_CONFIGURATION_HEADER = (
@@ -31,7 +48,8 @@ def _kueue_files(spec: PlatformSpec, api: str, result: RenderResult) -> None:
     result.add_objects(
         "kueue/resource-flavors.yaml",
         "kueue",
-        "one ResourceFlavor per GPU pool: its node labels and taints, so admitted pods land on that pool",
+        "one ResourceFlavor per pool: its node labels and taints, so admitted pods land on that pool "
+        "(CPU pools first: Kueue gives CPU-only pod sets the first flavor whose quota covers them)",
         of("ResourceFlavor"),
     )
     result.add_objects(
@@ -59,6 +77,17 @@ def _kueue_files(spec: PlatformSpec, api: str, result: RenderResult) -> None:
         "Kueue priorities with the spec's priority class names and values",
         of("WorkloadPriorityClass"),
     )
+    defaults = default_priority.default_priority_objects(spec)
+    if defaults:
+        how = default_priority.mechanism(spec)
+        result.add_objects(
+            "kueue/default-priority.yaml",
+            "kueue",
+            f"{how.why}, one per team: jobs created in the team's namespaces without the "
+            f"{PRIORITY_CLASS_LABEL} label get the team's priorityClass",
+            defaults,
+        )
+    result.notes.extend(default_priority.default_priority_notes(spec))
     config = kueue.kueue_configuration(spec, api)
     result.add_text(
         "kueue/kueue-configuration.yaml",
@@ -112,7 +141,8 @@ def _tenancy_files(spec: PlatformSpec, result: RenderResult) -> None:
     result.add_objects(
         "tenancy/network-policies.yaml",
         "tenancy",
-        "default deny, with DNS and same-namespace traffic allowed",
+        "default deny, with DNS, same-namespace traffic and the egress the spec declares "
+        "(network.egress, teams[].egress) allowed",
         objs["network"],
     )
     result.add_objects(
@@ -231,13 +261,30 @@ def _monitoring_files(spec: PlatformSpec, result: RenderResult) -> None:
 
 
 def _quota_notes(spec: PlatformSpec) -> list[str]:
-    """Pools whose cpu or memory per node is unknown: their cpu/memory quota is 0."""
-    return [
+    """Pools whose cpu or memory per node is unknown: their cpu/memory quota is 0. CPU pools: how
+    their cpu and memory are split between the teams' ClusterQueues."""
+    notes = [
         f"pool {pool.name}: vCPUs or memory per node unknown (set cpuPerNode and memoryGiBPerNode); "
         "its cpu/memory quota in the ClusterQueues is 0"
+        + ("" if pool.is_gpu else ", so CPU-only pod sets go on to the GPU flavors")
         for pool in spec.node_pools
-        if pool.is_gpu and not (pool.cpu_per_node and pool.memory_gib_per_node)
+        if not (pool.cpu_per_node and pool.memory_gib_per_node)
     ]
+    for pool in quotas.cpu_pools(spec):
+        if pool.cpu_per_node and pool.memory_gib_per_node and spec.teams:
+            cpu, mem = quotas.cpu_pool_share(spec, pool)
+            notes.append(
+                f"CPU pool {pool.name}: flavor first in every ClusterQueue, so CPU-only pod sets (Ray heads "
+                f"and submitters, MPI launchers, CPU Jobs) are admitted to it; its {pool.max_nodes} nodes "
+                f"at maxNodes are split equally between {len(spec.teams)} teams: nominal "
+                f"cpu {cpu_quantity(cpu)}, memory {memory_quantity(mem)} each"
+                + (
+                    ", the rest borrowable in the cohort"
+                    if any(derived.cohort_of(spec, t) for t in spec.teams)
+                    else ""
+                )
+            )
+    return notes
 
 
 def render_all(spec: PlatformSpec, kueue_api: str = "v1beta2") -> RenderResult:

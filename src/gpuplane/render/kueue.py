@@ -3,7 +3,9 @@ WorkloadPriorityClasses, for Kueue's API `v1beta2` (default) or `v1beta1`.
 
 One flavor per pool (its node labels and taints); one ClusterQueue per team with one resource
 group covering cpu, memory and every GPU resource its pools offer, so the flavor Kueue picks for a
-pod set is the pool all of the pod's resources come from (kueue.md section 1).
+pod set is the pool all of the pod's resources come from (kueue.md section 1). CPU pools come
+first in the group with cpu and memory only, so CPU-only pod sets land on CPU nodes and GPU pod
+sets pass on to the GPU flavors (`quotas.team_all_flavor_quotas`).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from typing import Any
 
 from gpuplane.render import dra
 from gpuplane.render.common import effective_taints, k8s_object, metadata, taint_dict, toleration_for
-from gpuplane.render.quotas import FlavorQuota, team_flavor_quotas
+from gpuplane.render.quotas import FlavorQuota, cpu_pools, team_all_flavor_quotas
 from gpuplane.spec import derived
 from gpuplane.spec.models import NodePool, PlatformSpec, Team
 from gpuplane.vocab import (
@@ -151,7 +153,7 @@ def cluster_queue(spec: PlatformSpec, team: Team, api: str = "v1beta2") -> dict[
         body["cohortName" if api == "v1beta2" else "cohort"] = cohort
     body["namespaceSelector"] = {"matchLabels": {LABEL_TEAM: team.name}}
     body["queueingStrategy"] = spec.queueing.queueing_strategy
-    flavors = team_flavor_quotas(spec, team)
+    flavors = team_all_flavor_quotas(spec, team)
     if flavors:
         body["resourceGroups"] = [_resource_group(flavors, in_cohort=bool(cohort))]
     body["preemption"] = _preemption(spec)
@@ -200,7 +202,8 @@ def workload_priority_classes(spec: PlatformSpec, api: str = "v1beta2") -> list[
 def kueue_objects(spec: PlatformSpec, api: str = "v1beta2") -> list[dict[str, Any]]:
     """Every Kueue object of the platform, in apply order (flavors and cohorts before queues)."""
     _api_version(api)
-    objects = [resource_flavor(spec, p, api) for p in spec.node_pools if p.is_gpu]
+    objects = [resource_flavor(spec, p, api) for p in cpu_pools(spec)]
+    objects += [resource_flavor(spec, p, api) for p in spec.node_pools if p.is_gpu]
     objects += cohort_objects(spec, api)
     objects += [cluster_queue(spec, t, api) for t in spec.teams]
     for team in spec.teams:

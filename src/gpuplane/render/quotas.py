@@ -129,5 +129,41 @@ def team_pools(spec: PlatformSpec, team: Team) -> list[NodePool]:
 
 
 def team_flavor_quotas(spec: PlatformSpec, team: Team) -> list[FlavorQuota]:
-    """Every flavor of the team's ClusterQueue, in preference order."""
+    """Every GPU flavor of the team's ClusterQueue, in preference order."""
     return [flavor_quota(spec, pool, team) for pool in team_pools(spec, team)]
+
+
+def cpu_pools(spec: PlatformSpec) -> list[NodePool]:
+    """The spec's CPU pools (no accelerator), in spec order: each is a flavor for CPU-only pod sets."""
+    return [pool for pool in spec.node_pools if not pool.is_gpu]
+
+
+def cpu_pool_share(spec: PlatformSpec, pool: NodePool) -> tuple[float, float]:
+    """(vCPUs, GiB) of a CPU pool at maxNodes that each team gets as nominal quota: the pool split
+    equally between the spec's teams (0 when its cpu or memory per node is unknown). In a cohort a
+    team may borrow the rest (no borrowingLimit), so one team can use an idle pool whole."""
+    teams = max(len(spec.teams), 1)
+    cpu = (pool.cpu_per_node or 0.0) * pool.max_nodes / teams
+    mem = (pool.memory_gib_per_node or 0.0) * pool.max_nodes / teams
+    return cpu, mem
+
+
+def cpu_flavor_quota(spec: PlatformSpec, pool: NodePool) -> FlavorQuota:
+    """A team's quota on a CPU pool: cpu and memory only, so only pod sets that request no GPU fit."""
+    cpu, mem = cpu_pool_share(spec, pool)
+    result = FlavorQuota(flavor=derived.flavor_name(pool), pool=pool)
+    result.resources["cpu"] = ResourceQuota(cpu_quantity(cpu))
+    result.resources["memory"] = ResourceQuota(memory_quantity(mem))
+    return result
+
+
+def team_all_flavor_quotas(spec: PlatformSpec, team: Team) -> list[FlavorQuota]:
+    """Every flavor of the team's ClusterQueue in Kueue's try order: CPU pools first, then the GPU
+    pools in quota order.
+
+    Kueue tries a resource group's flavors in order for each pod set and takes the first whose
+    quota covers every resource the pod set requests (flavorassigner.go `findFlavorForPodSets`):
+    a CPU-only pod set (a Ray head, an MPI launcher, a CPU Job) fits the first CPU flavor; a GPU pod
+    set does not (the CPU flavors list every GPU resource at 0) and goes on to the GPU flavors.
+    """
+    return [cpu_flavor_quota(spec, pool) for pool in cpu_pools(spec)] + team_flavor_quotas(spec, team)

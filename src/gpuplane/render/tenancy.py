@@ -1,14 +1,17 @@
 """Tenancy objects: team Namespaces, GPU ResourceQuotas, LimitRanges, RoleBindings, default-deny
-NetworkPolicies with DNS allowed, and PriorityClasses.
+NetworkPolicies with DNS and the spec's declared egress allowed, and PriorityClasses.
 
 Kueue decides what a team may run; these objects are the guard rails around it: a pod that
 bypasses Kueue still cannot take more GPUs than the team could ever hold, and a namespace's pods
-talk only to each other and to DNS unless the team adds policies of its own.
+talk only to each other, to DNS and to the destinations the spec opens (`network.egress`,
+`teams[].egress`: object storage, registries, model hubs) unless the team adds policies of its own.
 """
 
 from __future__ import annotations
 
 import functools
+import ipaddress
+from collections.abc import Sequence
 from importlib import resources
 from typing import Any
 
@@ -19,7 +22,7 @@ from gpuplane.render.common import GPU_OPERATOR_NAMESPACE, k8s_object, metadata
 from gpuplane.render.quotas import team_flavor_quotas
 from gpuplane.sharing import dra
 from gpuplane.spec import derived
-from gpuplane.spec.models import PlatformSpec, Team
+from gpuplane.spec.models import EgressRule, PlatformSpec, Team
 from gpuplane.vocab import (
     DRA_QUOTA_SUFFIX,
     LABEL_KUEUE_MANAGED,
@@ -132,10 +135,82 @@ def role_bindings(team: Team, ns: str) -> list[dict[str, Any]]:
     return out
 
 
-def network_policies(team: Team, ns: str) -> list[dict[str, Any]]:
+def egress_rules(spec: PlatformSpec, teams: Sequence[Team]) -> list[EgressRule]:
+    """The egress a namespace of these teams gets: the spec's `network.egress`, then each team's
+    own rules (a rule named twice is kept once, the first)."""
+    out: dict[str, EgressRule] = {}
+    for rule in [*spec.network.egress, *(r for t in teams for r in t.egress)]:
+        out.setdefault(rule.name, rule)
+    return list(out.values())
+
+
+def _egress_entry(rule: EgressRule) -> dict[str, Any]:
+    """One NetworkPolicy egress rule: ipBlocks (with `except` inside the CIDR it carves) and ports."""
+    blocks = []
+    for cidr in rule.cidrs:
+        net = ipaddress.ip_network(cidr, strict=False)
+        inside = [
+            e
+            for e in rule.except_cidrs
+            if (x := ipaddress.ip_network(e, strict=False)).version == net.version
+            and x.subnet_of(net)  # type: ignore[arg-type]
+            and x != net
+        ]
+        block: dict[str, Any] = {"cidr": cidr}
+        if inside:
+            block["except"] = inside
+        blocks.append({"ipBlock": block})
+    entry: dict[str, Any] = {"to": blocks}
+    if rule.ports:
+        ports = []
+        for p in rule.ports:
+            port: dict[str, Any] = {"protocol": p.protocol, "port": p.port}
+            if p.end_port is not None and p.end_port != p.port:
+                port["endPort"] = p.end_port
+            ports.append(port)
+        entry["ports"] = ports
+    return entry
+
+
+def egress_policy(rules: Sequence[EgressRule], ns: str, labels: dict[str, str]) -> dict[str, Any] | None:
+    """`allow-egress`: one NetworkPolicy opening every declared destination (None when none is)."""
+    if not rules:
+        return None
+    return k8s_object(
+        "networking.k8s.io/v1",
+        "NetworkPolicy",
+        metadata("allow-egress", namespace=ns, labels=labels),
+        spec={"podSelector": {}, "policyTypes": ["Egress"], "egress": [_egress_entry(r) for r in rules]},
+    )
+
+
+def namespace_network_policies(
+    spec: PlatformSpec, ns: str, teams: Sequence[Team], labels: dict[str, str] | None = None
+) -> list[dict[str, Any]]:
+    """The NetworkPolicies of a namespace that runs these teams' work: default deny, DNS, its own
+    pods, and the egress the spec opens to them (`egress_rules`).
+
+    For a namespace that is not a team's own (the acceptance namespace of a pool): pass the teams
+    whose namespaces it stands for, so it is as closed, and as open, as they are.
+    """
+    tags = dict(labels) if labels is not None else ({LABEL_TEAM: teams[0].name} if len(teams) == 1 else {})
+    out = _base_policies(ns, tags)
+    extra = egress_policy(egress_rules(spec, teams), ns, tags)
+    if extra is not None:
+        out.append(extra)
+    return out
+
+
+def network_policies(team: Team, ns: str, spec: PlatformSpec | None = None) -> list[dict[str, Any]]:
     """Deny all traffic by default; allow DNS and traffic between the namespace's own pods
-    (multi-node training talks pod to pod, e.g. NCCL)."""
-    labels = {LABEL_TEAM: team.name}
+    (multi-node training talks pod to pod, e.g. NCCL); with `spec`, the egress it opens."""
+    if spec is not None:
+        return namespace_network_policies(spec, ns, [team])
+    return _base_policies(ns, {LABEL_TEAM: team.name})
+
+
+def _base_policies(ns: str, labels: dict[str, str]) -> list[dict[str, Any]]:
+    """default-deny, allow-dns, allow-same-namespace."""
     deny = k8s_object(
         "networking.k8s.io/v1",
         "NetworkPolicy",
@@ -206,7 +281,7 @@ def tenancy_objects(spec: PlatformSpec) -> dict[str, list[dict[str, Any]]]:
                 out["quotas"].append(quota)
             out["limits"].append(limit_range(spec, team, ns))
             out["rbac"] += role_bindings(team, ns)
-            out["network"] += network_policies(team, ns)
+            out["network"] += network_policies(team, ns, spec)
     out["namespaces"].append(monitoring_namespace(spec))
     out["namespaces"].append(operator_namespace())
     if any(derived.is_dra(p) for p in spec.node_pools):

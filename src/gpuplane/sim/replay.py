@@ -10,7 +10,7 @@ from gpuplane.sim.admitters import AdmissionSetup, AdmitterFactory, TeamQueue, a
 from gpuplane.sim.config import SimConfig
 from gpuplane.sim.engine import Engine, Outcome, Progress
 from gpuplane.sim.pools import PoolModel, pool_models
-from gpuplane.sim.requests import shared_resource
+from gpuplane.sim.requests import cpu_pod_note, shared_resource
 from gpuplane.spec import PlatformSpec
 from gpuplane.traces import Workload
 
@@ -50,7 +50,7 @@ def simulate(
 
     `admitter` is a registered admitter's name (sim/admitters.py) or a factory.
     """
-    return simulate_objects(
+    outcome = simulate_objects(
         pool_models(spec),
         team_queues(spec),
         kueue_objects_for(spec),
@@ -60,6 +60,10 @@ def simulate(
         progress=progress,
         admitter=admitter,
     )
+    note = cpu_pod_note(workloads, [p.name for p in spec.node_pools if not p.is_gpu])
+    if note is not None:
+        outcome.warnings.append(note)
+    return outcome
 
 
 def simulate_objects(

@@ -20,6 +20,7 @@ in spec order), and its pods keep to the pools of that form.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
@@ -188,4 +189,32 @@ def ask_for(w: Workload, pools: list[PoolModel], shared: str = GPU) -> Ask:
         pods_for_placement(requests),
         frozenset(r.resource for r in requests),
         model_ignored(w, pools),
+    )
+
+
+def cpu_only_pod_sets(w: Workload) -> tuple[str, ...]:
+    """Names of `w`'s pod sets that request no GPU (Ray heads and submitters, MPI launchers...)."""
+    return tuple(ps.name for ps in w.pod_sets if ps.count > 0 and ps.gpus_per_pod <= 0 and not ps.mig_profile)
+
+
+def cpu_pod_note(workloads: Sequence[Workload], cpu_pools: Sequence[str]) -> str | None:
+    """What the twin says about CPU-only pod sets, or None when the workload has none.
+
+    The twin admits, places and costs GPU pod sets only; a CPU-only pod set is not simulated (it
+    holds no GPU quota and no GPU node). On the cluster, render's CPU flavors come first in every
+    ClusterQueue, so Kueue would admit such pod sets to the first CPU pool (`cpu_pools`, spec order).
+    """
+    with_cpu = [w for w in workloads if cpu_only_pod_sets(w)]
+    if not with_cpu:
+        return None
+    names = sorted({name for w in with_cpu for name in cpu_only_pod_sets(w)})
+    where = (
+        f"Kueue would admit them to CPU pool {cpu_pools[0]} (render's first CPU flavor)"
+        if cpu_pools
+        else "the spec has no CPU pool, so Kueue would admit them to a GPU pool's flavor"
+    )
+    return (
+        f"{len(with_cpu)} workloads have CPU-only pod sets ({', '.join(names[:5])}"
+        f"{', ...' if len(names) > 5 else ''}): the twin does not simulate them (no placement, no CPU "
+        f"node cost); {where}"
     )

@@ -243,6 +243,16 @@ def _limit_problems(index: int, pool: NodePool, at: Report) -> Iterator[Problem]
         )
 
 
+def _default_priority_problems(spec: PlatformSpec, at: Report) -> list[Problem]:
+    """defaultPriorityBy: mutatingAdmissionPolicy on a Kubernetes version without that API."""
+    # Imported here: render imports the spec package.
+    from gpuplane.render.default_priority import mechanism
+
+    if spec.cluster.default_priority_by != "mutatingAdmissionPolicy" or mechanism(spec).kind:
+        return []
+    return [at(("cluster", "defaultPriorityBy"), mechanism(spec).why, "error")]
+
+
 def check_spec(spec: PlatformSpec, at: Report) -> list[Problem]:
     """Every semantic problem of a resolved spec (errors and warnings), in input order."""
     problems: list[Problem] = []
@@ -265,6 +275,7 @@ def check_spec(spec: PlatformSpec, at: Report) -> list[Problem]:
     problems += _cohort_problems(spec, at)
     problems += _shared_time_slicing(spec, at)
     problems += dra_platform_problems(spec, at)
+    problems += _default_priority_problems(spec, at)
     if not any(p.severity == "error" for p in problems):
         # Imported here: the provider modules import the spec models, which import this package.
         from gpuplane.providers.checks import provider_problems

@@ -6,6 +6,7 @@ errors, so a typo never silently does nothing.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from typing import Literal
 
@@ -27,6 +28,8 @@ ReclaimWithinCohort = Literal["Never", "LowerPriority", "Any"]
 BorrowWithinCohortPolicy = Literal["Never", "LowerPriority"]
 FairSharingStrategy = Literal["LessThanOrEqualToFinalShare", "LessThanInitialShare"]
 Waiver = Literal["inference-on-spot", "no-taints", "quota-above-capacity"]
+DefaultPriorityBy = Literal["auto", "mutatingAdmissionPolicy", "kyverno", "none"]
+EgressProtocol = Literal["TCP", "UDP", "SCTP"]
 
 DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 # The taint NVIDIA's docs and Kubernetes' ExtendedResourceToleration admission plugin pair with
@@ -83,6 +86,13 @@ class Cluster(SpecModel):
         default="devicePlugin",
         description=f"How pods get GPUs: devicePlugin (extended resources such as {GPU_RESOURCE}) or dra "
         "(Dynamic Resource Allocation with NVIDIA's DRA driver); a pool may override it.",
+    )
+    default_priority_by: DefaultPriorityBy = Field(
+        default="auto",
+        description="What gives a team's jobs that name no priority class the team's priorityClass: "
+        "auto (a MutatingAdmissionPolicy where Kubernetes runs it by default, 1.36+; else nothing), "
+        "mutatingAdmissionPolicy (also on 1.32-1.35, where you turned its feature gate and API on), "
+        "kyverno (a Kyverno ClusterPolicy; Kyverno must be installed) or none.",
     )
 
     @field_validator("provider")
@@ -234,6 +244,78 @@ class NodePool(SpecModel):
         return "taints" in self.model_fields_set and not self.taints
 
 
+def _cidr(value: str) -> str:
+    try:
+        ipaddress.ip_network(value, strict=False)
+    except ValueError:
+        raise ValueError(f"{value!r} is not a CIDR (e.g. 10.0.0.0/16 or 2001:db8::/32)") from None
+    if "/" not in value:
+        raise ValueError(f"{value!r} has no prefix length (e.g. {value}/32)")
+    return value
+
+
+class EgressPort(SpecModel):
+    """A destination port (or range) an egress rule opens."""
+
+    port: int = Field(ge=1, le=65535, description="Port number, e.g. 443.")
+    end_port: int | None = Field(
+        default=None, ge=1, le=65535, description="Last port of a range starting at `port`."
+    )
+    protocol: EgressProtocol = Field(default="TCP", description="TCP, UDP or SCTP.")
+
+    @model_validator(mode="after")
+    def _range(self) -> EgressPort:
+        if self.end_port is not None and self.end_port < self.port:
+            raise ValueError(f"endPort {self.end_port} is below port {self.port}")
+        return self
+
+
+class EgressRule(SpecModel):
+    """Somewhere team pods may connect to outside the cluster: object storage, a registry, a model hub."""
+
+    name: str = Field(pattern=DNS_LABEL, max_length=63, description="What it reaches, e.g. object-storage.")
+    cidrs: list[str] = Field(min_length=1, description="Destination CIDRs, e.g. [10.20.0.0/16].")
+    except_cidrs: list[str] = Field(
+        default_factory=list, alias="except", description="CIDRs inside `cidrs` that stay closed."
+    )
+    ports: list[EgressPort] = Field(
+        default_factory=list, description="Ports opened (`443` is short for {port: 443}); empty: every port."
+    )
+
+    @field_validator("cidrs", "except_cidrs")
+    @classmethod
+    def _cidrs(cls, value: list[str]) -> list[str]:
+        return [_cidr(v) for v in value]
+
+    @field_validator("ports", mode="before")
+    @classmethod
+    def _port_shorthand(cls, value: object) -> object:
+        if isinstance(value, list):
+            return [{"port": v} if isinstance(v, int) and not isinstance(v, bool) else v for v in value]
+        return value
+
+    @model_validator(mode="after")
+    def _except_inside(self) -> EgressRule:
+        nets = [ipaddress.ip_network(c, strict=False) for c in self.cidrs]
+        for text in self.except_cidrs:
+            ex = ipaddress.ip_network(text, strict=False)
+            if not any(
+                ex.version == n.version and ex.subnet_of(n) and ex != n  # type: ignore[arg-type]
+                for n in nets
+            ):
+                raise ValueError(f"except {text} is not strictly inside one of the cidrs {self.cidrs}")
+        return self
+
+
+class Network(SpecModel):
+    """What every team namespace may reach beyond DNS and its own pods."""
+
+    egress: list[EgressRule] = Field(
+        default_factory=list,
+        description="Egress every team namespace gets (teams[].egress adds per team); none: DNS only.",
+    )
+
+
 class Quota(SpecModel):
     """A team's GPU quota in one pool (Kueue nominal / borrowing / lending limits)."""
 
@@ -269,6 +351,9 @@ class Team(SpecModel):
     spot_allowed: bool = Field(default=True, description="Whether the team may hold quota on spot pools.")
     fair_sharing_weight: float = Field(
         default=1.0, ge=0, description="Fair-sharing weight of the team's ClusterQueue."
+    )
+    egress: list[EgressRule] = Field(
+        default_factory=list, description="Egress the team's namespaces get beyond network.egress."
     )
 
     @field_validator("namespaces")
@@ -420,6 +505,7 @@ class PlatformSpec(SpecModel):
     queueing: Queueing = Field(default_factory=Queueing, description="Kueue queueing policy.")
     monitoring: Monitoring = Field(default_factory=Monitoring, description="Monitoring and alerts.")
     costs: Costs = Field(default_factory=Costs, description="Prices and overheads.")
+    network: Network = Field(default_factory=Network, description="Egress open to team namespaces.")
 
     @field_validator("api_version", mode="before")
     @classmethod
