@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from gpuplane.kueue import resource_node as rn
 from gpuplane.kueue.objects import FR, FlavorFungibility, PodSet, ResourceFlavor, ResourceGroup, Workload
@@ -64,6 +65,8 @@ class Assignment:
     borrowing: int = 0
     reasons: list[str] = field(default_factory=list)
     last_tried: dict[tuple[int, str], int] = field(default_factory=dict)
+    #: Topology assignment per pod set name (`gpuplane.kueue.tas`), when TAS placed it.
+    topology: dict[str, Any] = field(default_factory=dict)
 
     def mode(self) -> int:
         """RepresentativeMode: the worst mode over all pod sets."""
@@ -230,6 +233,10 @@ class FlavorAssigner:
                 out.reasons.append(f"flavor {fname} not found")
                 continue
             why = flavor_mismatch(flavor, ps)
+            if why is None and (flavor.topology_name is not None or ps.topology is not None):
+                from gpuplane.kueue.tas.hook import flavor_mismatch as tas_mismatch
+
+                why = tas_mismatch(self.snap, self.state, flavor, ps, group)
             if why is not None:
                 out.reasons.append(why)
                 continue
