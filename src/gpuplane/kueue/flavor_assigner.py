@@ -237,6 +237,7 @@ class FlavorAssigner:
                 from gpuplane.kueue.tas.hook import flavor_mismatch as tas_mismatch
 
                 why = tas_mismatch(self.snap, self.state, flavor, ps, group)
+                why = None if why is None else f"couldn't assign flavors to pod set {ps.name}: {why}"
             if why is not None:
                 out.reasons.append(why)
                 continue
