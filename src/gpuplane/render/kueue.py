@@ -15,6 +15,7 @@ from gpuplane.render.common import effective_taints, k8s_object, metadata, taint
 from gpuplane.render.quotas import FlavorQuota, team_flavor_quotas
 from gpuplane.spec import derived
 from gpuplane.spec.models import NodePool, PlatformSpec, Team
+from gpuplane.spec.topology import pool_levels, topology_name
 from gpuplane.vocab import (
     ANNOTATION_DEFAULT_PRIORITY,
     GROUP,
@@ -25,6 +26,7 @@ from gpuplane.vocab import (
 )
 
 KUEUE_APIS: tuple[str, ...] = ("v1beta1", "v1beta2")
+TAS_FEATURE_GATE = "TopologyAwareScheduling"
 # ResourceFlavor limits from the Kueue CRDs (nodeLabels maxProperties 8, nodeTaints maxItems 8).
 MAX_FLAVOR_LABELS = 8
 MAX_FLAVOR_TAINTS = 8
@@ -66,8 +68,22 @@ def resource_flavor(spec: PlatformSpec, pool: NodePool, api: str = "v1beta2") ->
     if taints:
         body["nodeTaints"] = [taint_dict(t) for t in taints]
         body["tolerations"] = [toleration_for(t) for t in taints]
+    if pool_levels(spec, pool):
+        body["topologyName"] = topology_name(pool)
     meta = metadata(derived.flavor_name(pool), labels={LABEL_POOL: pool.name})
     return k8s_object(_api_version(api), "ResourceFlavor", meta, spec=body)
+
+
+def topology_objects(spec: PlatformSpec, api: str = "v1beta2") -> list[dict[str, Any]]:
+    """One Kueue `Topology` per pool that declares a topology (levels coarse to fine)."""
+    out = []
+    for pool in spec.node_pools:
+        levels = pool_levels(spec, pool) if pool.is_gpu else None
+        if levels:
+            meta = metadata(topology_name(pool), labels={LABEL_POOL: pool.name})
+            body = {"levels": [{"nodeLabel": level} for level in levels]}
+            out.append(k8s_object(_api_version(api), "Topology", meta, spec=body))
+    return out
 
 
 def _cohort_names(spec: PlatformSpec) -> dict[str, str | None]:
@@ -200,7 +216,8 @@ def workload_priority_classes(spec: PlatformSpec, api: str = "v1beta2") -> list[
 def kueue_objects(spec: PlatformSpec, api: str = "v1beta2") -> list[dict[str, Any]]:
     """Every Kueue object of the platform, in apply order (flavors and cohorts before queues)."""
     _api_version(api)
-    objects = [resource_flavor(spec, p, api) for p in spec.node_pools if p.is_gpu]
+    objects = topology_objects(spec, api)
+    objects += [resource_flavor(spec, p, api) for p in spec.node_pools if p.is_gpu]
     objects += cohort_objects(spec, api)
     objects += [cluster_queue(spec, t, api) for t in spec.teams]
     for team in spec.teams:
@@ -235,6 +252,10 @@ def kueue_configuration(spec: PlatformSpec, api: str = "v1beta2") -> dict[str, A
             section["enable"] = True
         section["preemptionStrategies"] = list(spec.queueing.fair_sharing.preemption_strategies)
         config["fairSharing"] = section
+    if any(pool_levels(spec, p) for p in spec.node_pools if p.is_gpu):
+        # Beta and on by default since Kueue v0.14 (pkg/features/kube_features.go @v0.19.2); stated
+        # so that a v0.9-v0.13 install, where it is alpha and off, schedules the TAS flavors too.
+        config["featureGates"] = {TAS_FEATURE_GATE: True}
     mappings = dra.device_class_mappings(spec)
     if mappings:
         config["resources"] = {"deviceClassMappings": mappings}
