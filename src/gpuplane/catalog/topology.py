@@ -81,6 +81,11 @@ def fabrics() -> dict[str, Fabric]:
     return out
 
 
+def kubelet_max_pods() -> int:
+    """The kubelet's default maxPods (fabric.yaml `kubelet_max_pods`)."""
+    return int(read_yaml("fabric.yaml")["kubelet_max_pods"]["value"])
+
+
 def fabric_source() -> str:
     """The fabric file's citation."""
     data = read_yaml("fabric.yaml")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpuplane.catalog.topology import fabrics
 from gpuplane.render import dra
 from gpuplane.render.common import effective_taints, k8s_object, metadata, taint_dict, toleration_for
 from gpuplane.render.quotas import FlavorQuota, team_flavor_quotas
@@ -26,7 +27,6 @@ from gpuplane.vocab import (
 )
 
 KUEUE_APIS: tuple[str, ...] = ("v1beta1", "v1beta2")
-TAS_FEATURE_GATE = "TopologyAwareScheduling"
 # ResourceFlavor limits from the Kueue CRDs (nodeLabels maxProperties 8, nodeTaints maxItems 8).
 MAX_FLAVOR_LABELS = 8
 MAX_FLAVOR_TAINTS = 8
@@ -252,11 +252,21 @@ def kueue_configuration(spec: PlatformSpec, api: str = "v1beta2") -> dict[str, A
             section["enable"] = True
         section["preemptionStrategies"] = list(spec.queueing.fair_sharing.preemption_strategies)
         config["fairSharing"] = section
-    if any(pool_levels(spec, p) for p in spec.node_pools if p.is_gpu):
-        # Beta and on by default since Kueue v0.14 (pkg/features/kube_features.go @v0.19.2); stated
-        # so that a v0.9-v0.13 install, where it is alpha and off, schedules the TAS flavors too.
-        config["featureGates"] = {TAS_FEATURE_GATE: True}
+    # TopologyAwareScheduling needs no switch: beta and on by default since Kueue v0.14
+    # (pkg/features/kube_features.go @v0.19.2); featureGates stays unset because it cannot be
+    # combined with the Deployment's --feature-gates flag (configuration_types.go FeatureGates).
+    fabric_devices = sorted(
+        {
+            str(fabrics()[p.topology.fabric.type].device_resource)
+            for p in spec.node_pools
+            if p.topology is not None and fabrics()[p.topology.fabric.type].device_resource
+        }
+    )
+    if fabric_devices:
+        # Pods request the fabric's devices (e.g. EFA); no ClusterQueue covers them, and Kueue
+        # rejects a pod set with an uncovered resource unless the prefix is excluded from quota.
+        config.setdefault("resources", {})["excludeResourcePrefixes"] = fabric_devices
     mappings = dra.device_class_mappings(spec)
     if mappings:
-        config["resources"] = {"deviceClassMappings": mappings}
+        config.setdefault("resources", {})["deviceClassMappings"] = mappings
     return config

@@ -11,8 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from gpuplane.catalog.topology import TIERS, fabrics, provider_topology
+from typing import Any
+
+from gpuplane.catalog.topology import TIERS, fabrics, kubelet_max_pods, provider_topology
 from gpuplane.errors import Problem
+from gpuplane.spec import derived
 from gpuplane.spec.models import NodePool, PlatformSpec
 from gpuplane.vocab import HOSTNAME_LABEL
 
@@ -34,6 +37,53 @@ def pool_levels(spec: PlatformSpec, pool: NodePool) -> tuple[str, ...] | None:
 def topology_name(pool: NodePool) -> str:
     """The Kueue Topology object of a pool (one per pool, named after it)."""
     return pool.name
+
+
+def domain_values(pool: NodePool, levels: tuple[str, ...], i: int) -> tuple[str, ...]:
+    """The level values of the pool's node i: domain i // size at each level with a `domainSizes`
+    entry (a level without one holds every node of the pool), hostname `<pool>-n<i>`."""
+    sizes = pool.topology.domain_sizes if pool.topology is not None else {}
+    out = []
+    for depth, level in enumerate(levels):
+        if level == HOSTNAME_LABEL:
+            out.append(f"{pool.name}-n{i}")
+        else:
+            size = sizes.get(level)
+            out.append(f"{pool.name}-l{depth}-{i // size if size else 0}")
+    return tuple(out)
+
+
+def synthetic_nodes(spec: PlatformSpec) -> list[dict[str, Any]]:
+    """Node objects standing in for every topology pool at `maxNodes`: the pool's labels, its
+    domains, and allocatable GPUs (or their resources), fabric devices, vCPUs, memory and pods
+    (catalog figures; capacity, not allocatable: the kubelet's reservations are not modelled)."""
+    out: list[dict[str, Any]] = []
+    for pool in spec.node_pools:
+        levels = pool_levels(spec, pool) if pool.is_gpu else None
+        if not levels or pool.topology is None:
+            continue
+        alloc: dict[str, str] = {res: str(n) for res, n in derived.resources_per_node(pool).items()}
+        device = fabrics()[pool.topology.fabric.type].device_resource
+        if device and pool.topology.fabric.nics_per_node:
+            alloc[str(device)] = str(pool.topology.fabric.nics_per_node)
+        if pool.cpu_per_node:
+            alloc["cpu"] = f"{pool.cpu_per_node:g}"
+        if pool.memory_gib_per_node:
+            alloc["memory"] = f"{pool.memory_gib_per_node:g}Gi"
+        alloc["pods"] = str(kubelet_max_pods())
+        for i in range(pool.max_nodes):
+            labels = derived.node_labels(pool)
+            labels.update(zip(levels, domain_values(pool, levels, i), strict=True))
+            out.append(
+                {
+                    "apiVersion": "v1",
+                    "kind": "Node",
+                    "metadata": {"name": labels.get(HOSTNAME_LABEL, f"{pool.name}-n{i}"), "labels": labels},
+                    "spec": {"taints": [{"key": t.key, "value": t.value, "effect": t.effect} for t in pool.taints]},
+                    "status": {"allocatable": alloc, "conditions": [{"type": "Ready", "status": "True"}]},
+                }
+            )
+    return out
 
 
 def span_factor(spec: PlatformSpec, pool: NodePool, level_index: int | None) -> float:
@@ -106,4 +156,13 @@ def topology_problems(spec: PlatformSpec, at: Report) -> Iterator[Problem]:
                 )
 
 
-__all__ = ["CLUSTER", "TIERS", "pool_levels", "span_factor", "topology_name", "topology_problems"]
+__all__ = [
+    "CLUSTER",
+    "TIERS",
+    "domain_values",
+    "pool_levels",
+    "span_factor",
+    "synthetic_nodes",
+    "topology_name",
+    "topology_problems",
+]
