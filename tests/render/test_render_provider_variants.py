@@ -112,7 +112,7 @@ EKSCTL_KEYS = {
     "ClusterMeta": {"name", "region", "version", "tags", "annotations"},
     "ManagedNodeGroup": {
         "name", "amiFamily", "instanceTypes", "minSize", "maxSize", "desiredCapacity", "spot",
-        "availabilityZones", "labels", "taints", "propagateASGTags", "tags",
+        "availabilityZones", "labels", "taints", "propagateASGTags", "tags", "efaEnabled",
     },
     "NodeGroupTaint": {"key", "value", "effect"},
 }  # fmt: skip
@@ -120,7 +120,7 @@ EKSCTL_AMI_FAMILIES = {"AmazonLinux2023", "AmazonLinux2", "Bottlerocket", "Ubunt
 
 
 def test_eksctl_config_uses_only_eksctls_own_fields() -> None:
-    for example in ("eks-mixed.yaml", "eks-dra.yaml"):
+    for example in ("eks-mixed.yaml", "eks-dra.yaml", "eks-p5-tas.yaml"):
         _, result = rendered(REPO / "examples" / example)
         config = yaml.safe_load(result.files["nodepools/eks-nodegroups.yaml"])
         assert set(config) <= EKSCTL_KEYS["ClusterConfig"]

@@ -55,6 +55,10 @@ def _pool(spec_pool: Any, index: int, raw: Any, file: str) -> Pool:
     p.sharing = spec_pool.sharing.mode
     p.fields["sharing"] = ("sharing",)
     p.waivers = set(spec_pool.waivers)
+    topo = spec_pool.topology
+    # A topology pool with a fabric or compact placement is rendered as one (eksctl efaEnabled, GKE
+    # --placement-type COMPACT): the one-zone pool GPU018 exempts.
+    p.compact_placement = topo is not None and (topo.compact_placement or topo.fabric.type != "none")
     return p
 
 

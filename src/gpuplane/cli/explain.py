@@ -97,7 +97,8 @@ def explain(
         from gpuplane.explain.fit import nodes_from_spec
         from gpuplane.spec import load_spec
 
-        options.nodes = nodes_from_spec(load_spec(spec))
+        platform = load_spec(spec)
+        options.nodes = nodes_from_spec(platform)
     parsed = Parsed()
     if kubeconfig:
         from gpuplane.explain.live import read_cluster
@@ -107,6 +108,10 @@ def explain(
         from gpuplane.explain.load import load_paths
 
         parsed.extend(load_paths(files))
+    if spec is not None:
+        from gpuplane.kueue.tas.spec_nodes import add_spec_nodes
+
+        add_spec_nodes(parsed, platform)
     result = explain_input(parsed, options)
     if output == Output.json:
         typer.echo(dumps(result.snap, result.results, result), nl=False)

@@ -20,6 +20,7 @@ from gpuplane.kueue.objects import Namespace, Workload
 from gpuplane.kueue.parse import Parsed
 from gpuplane.kueue.scheduler import CycleResult, pending_report, schedule_cycle
 from gpuplane.kueue.snapshot import Snapshot
+from gpuplane.kueue.tas import attach_tas
 from gpuplane.vocab import NAMESPACE_NAME_LABEL
 
 __all__ = [
@@ -48,6 +49,7 @@ def run_explain(
 ) -> tuple[Snapshot, list[CycleResult]]:
     """Build a snapshot and run `cycles` cycles; victims are released between cycles."""
     snap = Snapshot.from_objects(parsed.objects, fair_sharing=True if fair_sharing else None)
+    attach_tas(snap, parsed)
     snap.notes = [*parsed.notes, *snap.notes]
     snap.now = _latest_time(parsed) + 1.0
     results = []

@@ -22,6 +22,7 @@ from typing import Any
 from gpuplane.explain.jobcontext import JobContext
 from gpuplane.kube.requests import BadField, pod_requests, transform
 from gpuplane.kube.runtime import runtime_seconds
+from gpuplane.kueue.tas.model import topology_request
 from gpuplane.kueue.dra import ClaimError, pod_claim_units
 from gpuplane.kueue.objects import PodSet, Workload
 from gpuplane.kueue.parse import DEFAULT_NAMESPACE, Parsed, RawObject, parse_time, pod_set
@@ -180,7 +181,9 @@ def _pod_sets(spec: WorkloadSpec, namespace: str, ctx: JobContext) -> tuple[list
                 per_pod[quota_name] = per_pod.get(quota_name, 0) + units * 1000
         except ClaimError as exc:
             problem = problem or f"Inadmissible: {exc}"
-        out.append(pod_set(ps.name, ps.count, ps.min_count, pod_spec, per_pod))
+        podset = pod_set(ps.name, ps.count, ps.min_count, pod_spec, per_pod)
+        podset.topology = topology_request(None, ps.template.meta.get("annotations"))
+        out.append(podset)
     return out, problem
 
 

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from gpuplane.durations import format_duration
 from gpuplane.kube.quantity import format_quantity
-from gpuplane.kueue.results import CycleResult
+from gpuplane.kueue.results import AdmittedPodSet, CycleResult
 from gpuplane.kueue.snapshot import Snapshot
 from gpuplane.vocab import QUEUE_NAME_LABEL
 
@@ -55,13 +55,21 @@ def job_json(job: JobWorkload) -> dict[str, Any]:
     }
 
 
+def _admitted_pod_set(p: AdmittedPodSet) -> dict[str, Any]:
+    """An admitted pod set; with TAS, its topologyAssignment in Kueue's v1beta1 shape."""
+    out: dict[str, Any] = {"name": p.name, "count": p.count, "flavors": p.flavors}
+    if p.topology is not None:
+        out["topologyAssignment"] = p.topology.to_v1beta1()
+    return out
+
+
 def _cycle_json(r: CycleResult, jobs: dict[str, str], unfit: dict[str, str]) -> dict[str, Any]:
     admitted = []
     for a in r.admitted:
         entry: dict[str, Any] = {
             "workload": a.workload,
             "clusterQueue": a.cluster_queue,
-            "podSets": [{"name": p.name, "count": p.count, "flavors": p.flavors} for p in a.pod_sets],
+            "podSets": [_admitted_pod_set(p) for p in a.pod_sets],
             "borrowingLevel": a.borrowing,
         }
         if a.workload in jobs:

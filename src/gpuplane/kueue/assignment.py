@@ -22,6 +22,7 @@ from gpuplane.kueue.flavor_assigner import (
 from gpuplane.kueue.objects import FR, Workload
 from gpuplane.kueue.preemption import PreemptionCtx, Target, classical_targets, remove_workloads
 from gpuplane.kueue.snapshot import CQState, Snapshot
+from gpuplane.kueue.tas import hook as tas_hook
 
 
 def get_targets(
@@ -53,11 +54,15 @@ def assignments(snap: Snapshot, wl: Workload, state: CQState) -> tuple[Assignmen
     """getInitialAssignments: full size first, then partial admission (PodSetReducer)."""
     assigner = FlavorAssigner(snap, wl, state, _oracle(snap, wl, state))  # type: ignore[arg-type]
     full = assigner.assign()
+    if snap.tas is not None:
+        tas_hook.after_assign(snap, wl, state, full)
     mode = full.mode()
     if mode == MODE_FIT:
         return full, []
     if mode == MODE_PREEMPT:
         targets = get_targets(snap, wl, state, full.frs_need_preemption(), full.usage)
+        if snap.tas is not None:
+            tas_hook.for_targets(snap, wl, state, full, targets)
         if targets:
             return full, targets
     if wl.can_be_partially_admitted():
@@ -78,6 +83,8 @@ def _reduce(
     def attempt(i: int) -> tuple[Assignment, list[Target]] | None:
         counts = [ps.count - (d * i) // total for ps, d in zip(wl.pod_sets, deltas, strict=True)]
         a = assigner.assign(counts)
+        if snap.tas is not None:
+            tas_hook.after_assign(snap, wl, state, a)
         m = a.mode()
         if m == MODE_FIT:
             return a, []

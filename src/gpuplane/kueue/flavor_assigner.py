@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from gpuplane.kube.quantity import format_quantity
 from gpuplane.kueue import resource_node as rn
@@ -65,6 +66,8 @@ class Assignment:
     borrowing: int = 0
     reasons: list[str] = field(default_factory=list)
     last_tried: dict[tuple[int, str], int] = field(default_factory=dict)
+    #: Topology assignment per pod set name (`gpuplane.kueue.tas`), when TAS placed it.
+    topology: dict[str, Any] = field(default_factory=dict)
 
     def mode(self) -> int:
         """RepresentativeMode: the worst mode over all pod sets."""
@@ -231,6 +234,11 @@ class FlavorAssigner:
                 out.reasons.append(f"flavor {fname} not found")
                 continue
             why = flavor_mismatch(flavor, ps)
+            if why is None and (flavor.topology_name is not None or ps.topology is not None):
+                from gpuplane.kueue.tas.hook import flavor_mismatch as tas_mismatch
+
+                why = tas_mismatch(self.snap, self.state, flavor, ps, group)
+                why = None if why is None else f"couldn't assign flavors to pod set {ps.name}: {why}"
             if why is not None:
                 out.reasons.append(why)
                 continue

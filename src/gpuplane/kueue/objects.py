@@ -100,6 +100,8 @@ class ResourceFlavor:
     node_labels: Mapping[str, str] = field(default_factory=dict)
     node_taints: tuple[Taint, ...] = ()
     tolerations: tuple[Toleration, ...] = ()
+    topology_name: str | None = None
+    """`spec.topologyName`: a TAS flavor (see `gpuplane.kueue.tas`)."""
 
 
 @dataclass(frozen=True)
@@ -211,6 +213,8 @@ class PodSet:
     node_selector: Mapping[str, str] = field(default_factory=dict)
     tolerations: tuple[Toleration, ...] = ()
     affinity_terms: tuple[tuple[SelectorRequirement, ...], ...] | None = None
+    topology: Any = None
+    """The pod set's `topologyRequest` (`gpuplane.kueue.tas.model.TopologyRequest`), or None."""
     per_pod: dict[str, int] = field(init=False, repr=False)
     #: Memo of `flavor_assigner.flavor_mismatch` per flavor name: (flavor, verdict). The pod
     #: set's selectors and tolerations never change, so the verdict holds for that flavor object.
@@ -229,6 +233,8 @@ class PodSetAssignment:
     flavors: dict[str, str]
     resource_usage: dict[str, int]
     count: int
+    topology_assignment: Any = None
+    """`topologyAssignment` (`gpuplane.kueue.tas.model.TopologyAssignment`), or None."""
 
 
 @dataclass

@@ -42,6 +42,7 @@ from gpuplane.kueue.objects import (
     Toleration,
     Workload,
 )
+from gpuplane.kueue.tas.model import Topology, read_assignment, topology_request
 from gpuplane.limits import limits
 from gpuplane.vocab import DRA_GROUP, KUEUE_CONFIG_GROUP, KUEUE_GROUP
 from gpuplane.yamlio import Document, load_one, locate
@@ -276,13 +277,16 @@ def _pod_set(ps: Mapping[str, Any], i: int) -> PodSet:
     per_pod = pod_requests(pod_spec, (*path, "template", "spec"))
     min_count = ps.get("minCount")
     pods = limits().pods_per_workload
-    return pod_set(
+    out = pod_set(
         str(ps.get("name", "main")),
         _int(ps.get("count", 1), (*path, "count"), 0, pods),
         None if min_count is None else _int(min_count, (*path, "minCount"), 0, pods),
         pod_spec,
         per_pod,
     )
+    meta = _m(_m(ps.get("template")).get("metadata"))
+    out.topology = topology_request(ps.get("topologyRequest"), meta.get("annotations"))
+    return out
 
 
 def _condition(status: Mapping[str, Any], kind: str) -> Mapping[str, Any] | None:
@@ -314,7 +318,7 @@ def _admission(status: Mapping[str, Any], pod_sets: list[PodSet]) -> Admission |
         if not usage and ps is not None:
             usage = {r: q * count for r, q in ps.per_pod.items()}
         flavors = {str(k): str(v) for k, v in _m(a.get("flavors")).items()}
-        psas.append(PodSetAssignment(name, flavors, usage, count))
+        psas.append(PodSetAssignment(name, flavors, usage, count, read_assignment(a.get("topologyAssignment"))))
     return Admission(str(adm["clusterQueue"]), psas)
 
 
@@ -440,7 +444,13 @@ def _object(obj: Mapping[str, Any], source: str, ctx: _Ctx) -> None:
             if isinstance(t, Mapping)
         )
         labels = {str(k): str(v) for k, v in _m(spec.get("nodeLabels")).items()}
-        out.objects.append(ResourceFlavor(name, labels, taints, _tolerations(spec.get("tolerations"))))
+        topo = spec.get("topologyName")
+        out.objects.append(
+            ResourceFlavor(name, labels, taints, _tolerations(spec.get("tolerations")), str(topo) if topo else None)
+        )
+    elif kind == "Topology":
+        levels = tuple(str(_m(lv).get("nodeLabel", "")) for lv in _l(spec.get("levels")))
+        out.objects.append(Topology(name, levels))
     elif kind == "ClusterQueue":
         out.objects.append(_cluster_queue(name, spec))
     elif kind == "Cohort":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass
@@ -12,6 +13,8 @@ class AdmittedPodSet:
     name: str
     count: int
     flavors: dict[str, str]
+    topology: Any = None
+    """The pod set's `TopologyAssignment` when TAS placed it (`gpuplane.kueue.tas`)."""
 
 
 @dataclass

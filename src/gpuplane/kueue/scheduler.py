@@ -26,6 +26,7 @@ from gpuplane.kueue.queues import HEAP, INADMISSIBLE
 from gpuplane.kueue.reasons import describe_entry, describe_waiting
 from gpuplane.kueue.results import Admitted, AdmittedPodSet, CycleResult, Pending, Preempted
 from gpuplane.kueue.snapshot import CQState, ScanState, Snapshot
+from gpuplane.kueue.tas.hook import still_fits as tas_still_fits
 
 
 def _heads(snap: Snapshot) -> list[Workload]:
@@ -140,7 +141,9 @@ def _process(
         e.status = "skipped"
         e.message = "Workload has overlapping preemption targets with another workload"
         return
-    if not _fits(snap, e, victims):
+    if not _fits(snap, e, victims) or (
+        snap.tas is not None and e.assignment is not None and not tas_still_fits(snap, e.wl, e.assignment)
+    ):
         e.status = "skipped"
         e.message = "Workload no longer fits after processing another workload"
         return
@@ -167,12 +170,13 @@ def _admit(snap: Snapshot, e: Entry, usage: dict[FR, int], result: CycleResult) 
         chosen = ps.flavors
         items = sorted(chosen.items()) if len(chosen) > 1 else chosen.items()
         flavors = {res: fc.flavor for res, fc in items}
+        topology = e.assignment.topology.get(ps.name) if e.assignment.topology else None
         psas.append(
             PodSetAssignment(
-                ps.name, flavors, {r: q for r, q in ps.requests.items() if r in flavors}, ps.count
+                ps.name, flavors, {r: q for r, q in ps.requests.items() if r in flavors}, ps.count, topology
             )
         )
-        out_ps.append(AdmittedPodSet(ps.name, ps.count, flavors))
+        out_ps.append(AdmittedPodSet(ps.name, ps.count, flavors, topology))
     snap.admit(e.wl, e.state.name, dict(usage), Admission(e.state.name, psas))
     e.status = "admitted"
     result.admitted.append(Admitted(e.wl.key, e.state.name, out_ps, e.assignment.borrowing))

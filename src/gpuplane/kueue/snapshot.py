@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from gpuplane.kueue import resource_node as rn
 from gpuplane.kueue.candidate_lists import SortedCandidates
@@ -106,6 +107,8 @@ class Snapshot:
         self._tree_queues: dict[str, list[PendingQueue]] = {}
         #: Admitted workloads whose ClusterQueue is unknown (kept in `workloads`, charged nowhere).
         self._unplaced: dict[str, Workload] = {}
+        #: Topology-aware scheduling state (`gpuplane.kueue.tas.state.TASState`), None without TAS.
+        self.tas: Any = None
 
     # ----------------------------------------------------------------- building
     @classmethod
@@ -292,6 +295,8 @@ class Snapshot:
         if wl.evicted:
             state.evicted[wl.key] = wl
         rn.add_usage_map(state.node, usage, 1)
+        if self.tas is not None:
+            self.tas.charge(wl)
 
     def _release(self, wl: Workload) -> CQState | None:
         """Take a workload's quota back; returns its ClusterQueue."""
@@ -299,6 +304,8 @@ class Snapshot:
             return None
         state = self.cqs.get(wl.admission.cluster_queue)
         usage = self.usage_of.pop(wl.key, None)
+        if self.tas is not None:
+            self.tas.release(wl.key)
         if state is not None and usage is not None:
             rn.add_usage_map(state.node, usage, -1)
             del state.workloads[wl.key]
@@ -382,6 +389,8 @@ class Snapshot:
         self.usage_of[key] = usage
         state.workloads[key] = wl
         state.wver += 1
+        if self.tas is not None:
+            self.tas.charge(wl)
         if self.last_reason:
             self.last_reason.pop(key, None)
         if self.scan:

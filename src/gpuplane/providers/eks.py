@@ -45,6 +45,9 @@ def node_group(setup: PoolSetup) -> dict[str, Any]:
         group["spot"] = True
     if pool.zones:
         group["availabilityZones"] = list(pool.zones)
+    if pool.topology is not None and pool.topology.fabric.type == "EFA":
+        # eksctl attaches the EFA devices and puts the group in a cluster placement group.
+        group["efaEnabled"] = True
     group["labels"] = dict(setup.labels)
     if setup.taints:
         group["taints"] = [{"key": t.key, "value": t.value, "effect": t.effect} for t in setup.taints]

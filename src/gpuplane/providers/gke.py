@@ -17,6 +17,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from gpuplane.catalog import load_catalog
+from gpuplane.catalog.topology import provider_topology
 from gpuplane.errors import Problem
 from gpuplane.k8s_versions import version_at_least
 from gpuplane.providers.base import BaseProvider, NodePoolFile, PoolSetup, Report
@@ -84,6 +85,9 @@ def _pool_command(spec: PlatformSpec, setup: PoolSetup) -> str:
     words += ["--total-min-nodes", q(pool.min_nodes), "--total-max-nodes", q(pool.max_nodes)]
     if pool.spot.enabled:
         words.append("--spot")
+    placement = _compact_placement(spec, pool)
+    if placement:
+        words += list(placement)
     words += ["--node-labels", q(",".join(f"{k}={v}" for k, v in setup.labels.items()))]
     words += ["--labels", q(",".join(f"{k}={v}" for k, v in setup.cost_tags.items()))]
     if setup.taints:
@@ -92,6 +96,17 @@ def _pool_command(spec: PlatformSpec, setup: PoolSetup) -> str:
         f"# pool {pool.name}: {pool.accelerator or 'CPU'} x{pool.gpus} per node, {pool.min_nodes}-{pool.max_nodes} nodes\n"
         + command(words)
     )
+
+
+def _compact_placement(spec: PlatformSpec, pool: NodePool) -> tuple[str, str] | None:
+    """GKE compact placement for a topology pool that asks for it (providers.yaml gke.topology)."""
+    if pool.topology is None or not pool.topology.compact_placement:
+        return None
+    fact = provider_topology(spec.cluster.provider)
+    flag = fact.placement if fact is not None else None
+    if not flag:
+        return None
+    return str(flag["flag"]), q(str(flag["value"]))
 
 
 class GkeProvider(BaseProvider):

@@ -46,6 +46,13 @@ def _kueue_files(spec: PlatformSpec, api: str, result: RenderResult) -> None:
         return [o for o in objects if o["kind"] == kind]
 
     result.add_objects(
+        "kueue/topologies.yaml",
+        "kueue",
+        "one Topology per pool that declares one: its node-label levels, coarse to fine, for Kueue's "
+        "topology-aware scheduling (the pool's flavor names it in topologyName)",
+        of("Topology"),
+    )
+    result.add_objects(
         "kueue/resource-flavors.yaml",
         "kueue",
         "one ResourceFlavor per pool: its node labels and taints, so admitted pods land on that pool "

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpuplane.catalog.topology import fabrics
 from gpuplane.render import dra
 from gpuplane.render.common import effective_taints, k8s_object, metadata, taint_dict, toleration_for
 from gpuplane.render.quotas import FlavorQuota, cpu_pools, team_all_flavor_quotas
 from gpuplane.spec import derived
 from gpuplane.spec.models import NodePool, PlatformSpec, Team
+from gpuplane.spec.topology import pool_levels, topology_name
 from gpuplane.vocab import (
     ANNOTATION_DEFAULT_PRIORITY,
     GROUP,
@@ -68,8 +70,22 @@ def resource_flavor(spec: PlatformSpec, pool: NodePool, api: str = "v1beta2") ->
     if taints:
         body["nodeTaints"] = [taint_dict(t) for t in taints]
         body["tolerations"] = [toleration_for(t) for t in taints]
+    if pool_levels(spec, pool):
+        body["topologyName"] = topology_name(pool)
     meta = metadata(derived.flavor_name(pool), labels={LABEL_POOL: pool.name})
     return k8s_object(_api_version(api), "ResourceFlavor", meta, spec=body)
+
+
+def topology_objects(spec: PlatformSpec, api: str = "v1beta2") -> list[dict[str, Any]]:
+    """One Kueue `Topology` per pool that declares a topology (levels coarse to fine)."""
+    out = []
+    for pool in spec.node_pools:
+        levels = pool_levels(spec, pool) if pool.is_gpu else None
+        if levels:
+            meta = metadata(topology_name(pool), labels={LABEL_POOL: pool.name})
+            body = {"levels": [{"nodeLabel": level} for level in levels]}
+            out.append(k8s_object(_api_version(api), "Topology", meta, spec=body))
+    return out
 
 
 def _cohort_names(spec: PlatformSpec) -> dict[str, str | None]:
@@ -202,7 +218,8 @@ def workload_priority_classes(spec: PlatformSpec, api: str = "v1beta2") -> list[
 def kueue_objects(spec: PlatformSpec, api: str = "v1beta2") -> list[dict[str, Any]]:
     """Every Kueue object of the platform, in apply order (flavors and cohorts before queues)."""
     _api_version(api)
-    objects = [resource_flavor(spec, p, api) for p in cpu_pools(spec)]
+    objects = topology_objects(spec, api)
+    objects += [resource_flavor(spec, p, api) for p in cpu_pools(spec)]
     objects += [resource_flavor(spec, p, api) for p in spec.node_pools if p.is_gpu]
     objects += cohort_objects(spec, api)
     objects += [cluster_queue(spec, t, api) for t in spec.teams]
@@ -238,7 +255,21 @@ def kueue_configuration(spec: PlatformSpec, api: str = "v1beta2") -> dict[str, A
             section["enable"] = True
         section["preemptionStrategies"] = list(spec.queueing.fair_sharing.preemption_strategies)
         config["fairSharing"] = section
+    # TopologyAwareScheduling needs no switch: beta and on by default since Kueue v0.14
+    # (pkg/features/kube_features.go @v0.19.2); featureGates stays unset because it cannot be
+    # combined with the Deployment's --feature-gates flag (configuration_types.go FeatureGates).
+    fabric_devices = sorted(
+        {
+            str(fabrics()[p.topology.fabric.type].device_resource)
+            for p in spec.node_pools
+            if p.topology is not None and fabrics()[p.topology.fabric.type].device_resource
+        }
+    )
+    if fabric_devices:
+        # Pods request the fabric's devices (e.g. EFA); no ClusterQueue covers them, and Kueue
+        # rejects a pod set with an uncovered resource unless the prefix is excluded from quota.
+        config.setdefault("resources", {})["excludeResourcePrefixes"] = fabric_devices
     mappings = dra.device_class_mappings(spec)
     if mappings:
-        config["resources"] = {"deviceClassMappings": mappings}
+        config.setdefault("resources", {})["deviceClassMappings"] = mappings
     return config

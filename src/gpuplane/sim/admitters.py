@@ -97,6 +97,8 @@ class AdmissionSetup:
     pools: list[PoolModel]
     teams: list[TeamQueue]
     fair_sharing: bool | None = None
+    topology: Any = None
+    """`sim.topology.TwinTopology` when pools declare a topology (Kueue TAS in the twin), else None."""
 
 
 AdmitterFactory = Callable[[AdmissionSetup], Admitter]

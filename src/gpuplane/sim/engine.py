@@ -407,6 +407,9 @@ class Engine:
 
     def _start(self, run: Run, pool: int, now: float) -> None:
         rate = 1.0
+        topology_rate = getattr(self.admitter, "topology_rate", None)
+        if topology_rate is not None and getattr(self.admitter, "rates", None):
+            rate = topology_rate(run.idx)  # a TAS gang spanning a wide domain runs slower (sim/topology.py)
         if self.contention.shared(pool):
             self._rerate(self.contention.start(run.idx, pool, self.cluster.allocs[run.idx]), now)
             rate = self.contention.rate(run.idx)

@@ -20,9 +20,11 @@ from gpuplane.kueue import (
     schedule_cycle,
 )
 from gpuplane.kueue.objects import ResourceFlavor, SelectorRequirement
+from gpuplane.kueue.results import AdmittedPodSet
 from gpuplane.sim.admitters import AdmissionSetup, CycleOutcome, TeamQueue, register_admitter
 from gpuplane.sim.pools import PoolModel
 from gpuplane.sim.requests import GPU, PodRequest
+from gpuplane.sim.topology import TwinTopology
 from gpuplane.traces import Workload as TraceWorkload
 from gpuplane.vocab import LABEL_POOL
 
@@ -39,6 +41,7 @@ class KueueAdmitter:
         pools: list[PoolModel],
         teams: list[TeamQueue],
         fair_sharing: bool | None = None,
+        topology: TwinTopology | None = None,
     ) -> None:
         parsed = parse_objects(objects, source="<render>")
         self.notes = list(parsed.notes)
@@ -49,7 +52,13 @@ class KueueAdmitter:
         self.index: dict[str, int] = {}
         self.flavor_pool = self._flavor_pools(parsed.objects, pools)
         self._tolerations = self._flavor_tolerations(parsed.objects, pools)
-        self._shapes: dict[tuple[tuple[PodRequest, ...], tuple[int, ...]], list[PodSet]] = {}
+        self._shapes: dict[tuple[tuple[PodRequest, ...], tuple[int, ...], str], list[PodSet]] = {}
+        self.topology: TwinTopology | None = topology
+        #: Work rate of each admitted TAS gang (1 / the runtime factor of the level it spans).
+        self.rates: dict[int, float] = {}
+        if topology is not None:
+            flavors = [o for o in parsed.objects if isinstance(o, ResourceFlavor)]
+            self.snap.tas = topology.tas_state(flavors, {p.name: p.per_node for p in pools})
 
     @staticmethod
     def _flavor_pools(objects: list[object], pools: list[PoolModel]) -> dict[str, int]:
@@ -93,16 +102,18 @@ class KueueAdmitter:
             queue_name=team.local_queue,
             priority=workload.priority or team.priority,
             creation_time=workload.submit,
-            pod_sets=self._pod_sets(requests, pools),
+            pod_sets=self._pod_sets(requests, pools, workload.team if self.topology is not None else ""),
         )
         self.keys[wl] = kwl.key
         self.index[kwl.key] = wl
         self.snap.now = now
         self.snap.add_workload(kwl)
 
-    def _pod_sets(self, requests: tuple[PodRequest, ...], pools: tuple[int, ...]) -> list[PodSet]:
-        """Kueue pod sets for a request shape; identical shapes share (read-only) PodSet objects."""
-        key = (requests, pools)
+    def _pod_sets(self, requests: tuple[PodRequest, ...], pools: tuple[int, ...], team: str = "") -> list[PodSet]:
+        """Kueue pod sets for a request shape; identical shapes share (read-only) PodSet objects.
+
+        With topology, a team's placement goes on its gangs' pod sets (`sim.topology`)."""
+        key = (requests, pools, team)
         cached = self._shapes.get(key)
         if cached is None:
             names = tuple(sorted(self.pools[p].name for p in pools))
@@ -113,7 +124,12 @@ class KueueAdmitter:
             )
             cached = [
                 PodSet(
-                    r.name, r.count, {r.resource: r.units}, tolerations=tolerations, affinity_terms=affinity
+                    r.name,
+                    r.count,
+                    {r.resource: r.units},
+                    tolerations=tolerations,
+                    affinity_terms=affinity,
+                    topology=self.topology.request(team, r.count) if self.topology is not None else None,
                 )
                 for r in requests
             ]
@@ -125,6 +141,8 @@ class KueueAdmitter:
         self.snap.now = now
         key = self.keys.pop(wl)
         del self.index[key]
+        if self.rates:
+            self.rates.pop(wl, None)
         self.snap.finish(key)
 
     def release(self, wl: int, now: float) -> None:
@@ -146,7 +164,25 @@ class KueueAdmitter:
         for adm in result.admitted:
             pools = tuple(self._pool_of(ps.flavors) for ps in adm.pod_sets)
             out.admitted.append((index[adm.workload], pools))
+            if self.topology is not None:
+                self._rate(index[adm.workload], adm.pod_sets, pools)
         return out
+
+    def _rate(self, wl: int, pod_sets: list[AdmittedPodSet], pools: tuple[int, ...]) -> None:
+        """The gang's work rate from the widest level its pod sets span (1.0 without TAS)."""
+        assert self.topology is not None
+        factor = 1.0
+        for ps, pool in zip(pod_sets, pools, strict=True):
+            if ps.topology is not None and ps.count > 1:
+                factor = max(factor, self.topology.factor(self.pools[pool].name, ps.topology))
+        if factor != 1.0:
+            self.rates[wl] = 1.0 / factor
+        else:
+            self.rates.pop(wl, None)
+
+    def topology_rate(self, wl: int) -> float:
+        """Work rate of an admitted workload: 1 / the runtime factor of its topology span."""
+        return self.rates.get(wl, 1.0)
 
     def _pool_of(self, flavors: Mapping[str, str]) -> int:
         for res in sorted(flavors) if len(flavors) > 1 else flavors:
@@ -169,4 +205,6 @@ class KueueAdmitter:
 @register_admitter("kueue")
 def kueue_admitter(setup: AdmissionSetup) -> KueueAdmitter:
     """The built-in admitter: gpuplane.kueue on the platform's Kueue objects."""
-    return KueueAdmitter(setup.objects, setup.pools, setup.teams, fair_sharing=setup.fair_sharing)
+    return KueueAdmitter(
+        setup.objects, setup.pools, setup.teams, fair_sharing=setup.fair_sharing, topology=setup.topology
+    )

@@ -50,6 +50,8 @@ def simulate(
 
     `admitter` is a registered admitter's name (sim/admitters.py) or a factory.
     """
+    from gpuplane.sim.topology import twin_topology
+
     outcome = simulate_objects(
         pool_models(spec),
         team_queues(spec),
@@ -59,6 +61,7 @@ def simulate(
         fair_sharing=spec.queueing.fair_sharing.enabled,
         progress=progress,
         admitter=admitter,
+        topology=twin_topology(spec),
     )
     note = cpu_pod_note(workloads, [p.name for p in spec.node_pools if not p.is_gpu])
     if note is not None:
@@ -76,9 +79,10 @@ def simulate_objects(
     fair_sharing: bool | None = None,
     progress: Progress | None = None,
     admitter: str | AdmitterFactory = "kueue",
+    topology: Any = None,
 ) -> Outcome:
     """Replay workloads on explicit pools and Kueue objects (tests, what-ifs on hand-made setups)."""
-    built = admitter_factory(admitter)(AdmissionSetup(objects, pools, teams, fair_sharing))
+    built = admitter_factory(admitter)(AdmissionSetup(objects, pools, teams, fair_sharing, topology))
     engine = Engine(pools, [t.name for t in teams], built, config, shared_resource(pools))
     outcome = engine.run(workloads, progress)
     outcome.warnings.extend(built.notes)

@@ -11,6 +11,7 @@ from gpuplane.sharing import mig
 from gpuplane.spec import derived
 from gpuplane.spec.dra_checks import dra_platform_problems, dra_pool_problems
 from gpuplane.spec.models import NodePool, PlatformSpec
+from gpuplane.spec.topology import topology_problems
 
 Report = Callable[[tuple[str | int, ...], str, str], Problem]
 Parts = tuple[str | int, ...]
@@ -276,6 +277,7 @@ def check_spec(spec: PlatformSpec, at: Report) -> list[Problem]:
     problems += _shared_time_slicing(spec, at)
     problems += dra_platform_problems(spec, at)
     problems += _default_priority_problems(spec, at)
+    problems += topology_problems(spec, at)
     if not any(p.severity == "error" for p in problems):
         # Imported here: the provider modules import the spec models, which import this package.
         from gpuplane.providers.checks import provider_problems

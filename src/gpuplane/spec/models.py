@@ -30,6 +30,7 @@ FairSharingStrategy = Literal["LessThanOrEqualToFinalShare", "LessThanInitialSha
 Waiver = Literal["inference-on-spot", "no-taints", "quota-above-capacity"]
 DefaultPriorityBy = Literal["auto", "mutatingAdmissionPolicy", "kyverno", "none"]
 EgressProtocol = Literal["TCP", "UDP", "SCTP"]
+FabricType = Literal["none", "EFA", "InfiniBand", "RoCE", "TCPXO"]
 
 DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 # The taint NVIDIA's docs and Kubernetes' ExtendedResourceToleration admission plugin pair with
@@ -152,6 +153,45 @@ class Sharing(SpecModel):
     )
 
 
+class PoolFabric(SpecModel):
+    """The pool's multi-node fabric."""
+
+    type: FabricType = Field(default="none", description="none, EFA, InfiniBand, RoCE or TCPXO.")
+    nics_per_node: int = Field(default=0, ge=0, description="Fabric NICs (EFA devices, HCAs) per node.")
+
+
+class PoolTopology(SpecModel):
+    """Where the pool's nodes sit: topology levels for Kueue's TAS, domain sizes, fabric."""
+
+    levels: list[str] | None = Field(
+        default=None,
+        description="Node labels, coarse to fine, kubernetes.io/hostname last; default: the provider's "
+        "topology labels (gke, eks; `gpuplane providers` shows them). aks and generic must list them.",
+    )
+    domain_sizes: dict[str, int] = Field(
+        default_factory=dict,
+        description="Nodes per domain of a level (level label -> nodes), for the twin's placement; "
+        "levels not given hold every node of the pool.",
+    )
+    fabric: PoolFabric = Field(default_factory=PoolFabric, description="The multi-node fabric.")
+    slowdown: dict[str, float] = Field(
+        default_factory=dict,
+        description="Runtime factor of a multi-node job whose pods span a domain of this level "
+        "(level label, or `cluster` for several top domains); default: fabric.yaml's per-tier figures.",
+    )
+    compact_placement: bool = Field(
+        default=True,
+        description="Ask the provider for dense placement (eksctl placement group, GKE compact placement).",
+    )
+
+
+class Placement(SpecModel):
+    """Which topology level a team's multi-node jobs require or prefer (Kueue TAS annotations)."""
+
+    required: str | None = Field(default=None, description="Level label every pod must share a domain of.")
+    preferred: str | None = Field(default=None, description="Level label Kueue tries first, then climbs.")
+
+
 class NodePool(SpecModel):
     """One GPU (or CPU) node pool."""
 
@@ -201,6 +241,10 @@ class NodePool(SpecModel):
         gt=0,
         alias="memoryGiBPerNode",
         description="Memory per node; from the catalog when known.",
+    )
+    topology: PoolTopology | None = Field(
+        default=None,
+        description="Topology levels, domain sizes and fabric; renders a Kueue Topology and a TAS flavor.",
     )
 
     @field_validator("spot", mode="before")
@@ -349,6 +393,9 @@ class Team(SpecModel):
         default=None, description="Default priority class (a queueing.priorityClasses name)."
     )
     spot_allowed: bool = Field(default=True, description="Whether the team may hold quota on spot pools.")
+    placement: Placement | None = Field(
+        default=None, description="Topology level the team's multi-node jobs require or prefer."
+    )
     fair_sharing_weight: float = Field(
         default=1.0, ge=0, description="Fair-sharing weight of the team's ClusterQueue."
     )

@@ -107,6 +107,16 @@ MAX_EXEC_TIME_SECONDS_LABEL = _n("kueue", "max_exec_time_seconds_label")
 DEFAULT_LOCAL_QUEUE = _n("kueue", "default_local_queue")
 DEFAULT_WORKLOAD_PRIORITY_CLASS = _n("kueue", "default_workload_priority_class")
 
+# -- Kueue topology-aware scheduling (pod template annotations, the gate, the hostname level) -----
+TAS_REQUIRED_ANNOTATION = _n("kueue_tas", "required_topology")
+TAS_PREFERRED_ANNOTATION = _n("kueue_tas", "preferred_topology")
+TAS_UNCONSTRAINED_ANNOTATION = _n("kueue_tas", "unconstrained_topology")
+TAS_SLICE_REQUIRED_ANNOTATION = _n("kueue_tas", "slice_required_topology")
+TAS_SLICE_SIZE_ANNOTATION = _n("kueue_tas", "slice_size")
+TAS_PODSET_GROUP_ANNOTATION = _n("kueue_tas", "podset_group_name")
+TAS_TOPOLOGY_GATE = _n("kueue_tas", "topology_gate")
+HOSTNAME_LABEL = _n("kueue_tas", "hostname_label")
+
 # -- Kubernetes -------------------------------------------------------------------------------
 LABEL_MANAGED_BY = _n("kubernetes", "managed_by_label")
 INSTANCE_TYPE_LABEL = _n("kubernetes", "instance_type_label")
