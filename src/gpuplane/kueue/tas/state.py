@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from gpuplane.kueue.objects import ResourceFlavor, Taint, Workload
-from gpuplane.kueue.quantity import parse_quantity
+from gpuplane.kube.quantity import parse_quantity
 from gpuplane.kueue.tas.model import TASNode, Topology
 from gpuplane.kueue.tas.placement import POD, FlavorTopology, LeafKey, leaf_key_of
 from gpuplane.vocab import HOSTNAME_LABEL, TAS_PREFERRED_ANNOTATION, TAS_REQUIRED_ANNOTATION
