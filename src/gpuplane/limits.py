@@ -43,6 +43,9 @@ class Limits:
     nodes_per_pool: int
     pods_per_workload: int
     gpus_per_trace_row: int
+    api_connect_timeout: int
+    api_read_timeout: int
+    api_deadline: int
 
 
 def _raw() -> dict[str, Any]:

@@ -43,6 +43,13 @@ KubeOpt = Annotated[
     str | None, typer.Option("--kubeconfig", help="Audit a live cluster (read-only) with this kubeconfig.")
 ]
 ContextOpt = Annotated[str | None, typer.Option("--context", help="kubeconfig context to use.")]
+TimeoutOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--timeout",
+        help="With --kubeconfig: give up reading the cluster after this many seconds (exit 3; default 300).",
+    ),
+]
 OutputOpt = Annotated[str, typer.Option("-o", "--output", help="table, json or sarif.")]
 FailOpt = Annotated[
     str,
@@ -66,12 +73,13 @@ def audit_cmd(
     nodepools: PoolsOpt = None,
     kubeconfig: KubeOpt = None,
     context: ContextOpt = None,
+    timeout: TimeoutOpt = None,
     output: OutputOpt = "table",
     fail_on: FailOpt = "low",
     config: ConfigOpt = None,
     out: OutOpt = None,
 ) -> None:
-    """Audit the inputs and print the findings. Exit 0 clean, 1 findings at/above --fail-on, 2 usage or input errors."""
+    """Audit the inputs and print the findings. Exit 0 clean, 1 findings at/above --fail-on, 2 usage or input errors, 3 a cluster that cannot be read."""
     if ctx.invoked_subcommand is not None:
         return
     from gpuplane.audit import AuditConfig, audit, exit_code, load_config, read_inputs
@@ -83,6 +91,10 @@ def audit_cmd(
         _usage(f"--fail-on must be one of {', '.join(FAIL_ON)}")
     if not (files or spec or nodepools or kubeconfig):
         _usage("give at least one input: -f FILE|DIR|-, --spec, --nodepools or --kubeconfig")
+    if timeout is not None:
+        from gpuplane.kube.client import checked_timeout
+
+        checked_timeout(timeout)
     if out is not None:
         from gpuplane.outputs import check_file_target
 
@@ -98,7 +110,7 @@ def audit_cmd(
         from gpuplane.audit.live import read_cluster
 
         notes: list[str] = []
-        inputs.extend(read_cluster(kubeconfig, context, notes))
+        inputs.extend(read_cluster(kubeconfig, context, notes, timeout))
         for note in notes:
             typer.echo(f"note: {note}", err=True)
     findings = audit(inputs, cfg)

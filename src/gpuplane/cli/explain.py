@@ -58,6 +58,13 @@ def explain(
         typer.Option("--kubeconfig", help="Read the objects from a cluster (read-only: list calls only)."),
     ] = None,
     context: Annotated[str | None, typer.Option("--context", help="kubeconfig context to use.")] = None,
+    timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--timeout",
+            help="With --kubeconfig: give up reading the cluster after this many seconds (exit 3; default 300).",
+        ),
+    ] = None,
     eta: Annotated[
         bool,
         typer.Option(
@@ -88,6 +95,10 @@ def explain(
 
     if not (kubeconfig or files):
         raise UsageError("give -f FILE|DIR|- or --kubeconfig PATH")
+    if timeout is not None:
+        from gpuplane.kube.client import checked_timeout
+
+        checked_timeout(timeout)
     options = ExplainOptions(cycles=cycles, fair_sharing=fair_sharing or None)
     if eta:
         from gpuplane.explain.eta import EtaOptions
@@ -102,7 +113,7 @@ def explain(
     if kubeconfig:
         from gpuplane.explain.live import read_cluster
 
-        parsed = read_cluster(kubeconfig, context)
+        parsed = read_cluster(kubeconfig, context, timeout)
     if files:
         from gpuplane.explain.load import load_paths
 
