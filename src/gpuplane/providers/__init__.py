@@ -17,6 +17,7 @@ import importlib
 
 from gpuplane.catalog.providers import Fact, ProviderFacts, all_facts, provider_facts, renderable_names
 from gpuplane.providers.base import BaseProvider, NodePoolFile, PoolSetup
+from gpuplane.registry import Registry
 
 __all__ = [
     "BaseProvider",
@@ -33,21 +34,28 @@ __all__ = [
 
 
 @functools.cache
-def registered() -> dict[str, BaseProvider]:
-    """Every provider module, by name, in the data file's order."""
-    out: dict[str, BaseProvider] = {}
+def _registry() -> Registry[BaseProvider]:
+    """Every provider module, by name, in the data file's order (a name listed twice is refused)."""
+    out: Registry[BaseProvider] = Registry("provider")
     for name in renderable_names():
         module = importlib.import_module(f"gpuplane.providers.{name}")
         provider = getattr(module, "PROVIDER", None)
         if not isinstance(provider, BaseProvider) or provider.name != name:
             raise TypeError(f"gpuplane.providers.{name} must define PROVIDER, a BaseProvider named {name!r}")
-        out[name] = provider
+        out.add(name, provider)
     return out
 
 
+def registered() -> dict[str, BaseProvider]:
+    """Every provider module, by name, in the data file's order."""
+    providers = _registry()
+    return {name: providers.get(name) for name in providers}
+
+
 def get(name: str) -> BaseProvider:
-    """The provider module for `name` (KeyError for one the data file does not mark renders: true)."""
-    return registered()[name]
+    """The provider module for `name` (a UsageError naming the known ones for one the data file
+    does not mark renders: true)."""
+    return _registry().get(name)
 
 
 def names() -> tuple[str, ...]:
