@@ -9,7 +9,6 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from gpuplane.errors import UsageError
 from gpuplane.vocab import ANNOTATION_EXPECTED_RUNTIME
 
 
@@ -18,15 +17,6 @@ class Output(StrEnum):
 
     table = "table"
     json = "json"
-
-
-def _runtime(text: str) -> float:
-    from gpuplane.kube.runtime import runtime_seconds
-
-    seconds = runtime_seconds(text)
-    if seconds is None:
-        raise UsageError(f"--assume-runtime: {text!r} is not a duration (e.g. 45m, 2h, 1d)")
-    return seconds
 
 
 def explain(
@@ -73,7 +63,7 @@ def explain(
             f"time (runtimes: activeDeadlineSeconds, {ANNOTATION_EXPECTED_RUNTIME}, else --assume-runtime).",
         ),
     ] = False,
-    assume_runtime: Annotated[
+    assume_runtime_text: Annotated[
         str,
         typer.Option(
             "--assume-runtime", help="With --eta: runtime of workloads that declare none (e.g. 45m, 2h)."
@@ -90,35 +80,13 @@ def explain(
 ) -> None:
     """Explain Kueue admission: what gets admitted, what is preempted, why each workload waits,
     what happens to jobs you submit (-f job.yaml) and, with --eta, when they get in."""
-    from gpuplane.explain.command import ExplainOptions, dumps, explain_input, print_tables
-    from gpuplane.kueue.parse import Parsed
+    from gpuplane.explain.command import ExplainOptions, Sources, assume_runtime, dumps, print_tables, run
+    from gpuplane.explain.eta import EtaOptions
 
-    if not (kubeconfig or files):
-        raise UsageError("give -f FILE|DIR|- or --kubeconfig PATH")
-    if timeout is not None:
-        from gpuplane.kube.client import checked_timeout
-
-        checked_timeout(timeout)
     options = ExplainOptions(cycles=cycles, fair_sharing=fair_sharing or None)
     if eta:
-        from gpuplane.explain.eta import EtaOptions
-
-        options.eta = EtaOptions(assume_runtime=_runtime(assume_runtime))
-    if spec is not None:
-        from gpuplane.explain.fit import nodes_from_spec
-        from gpuplane.spec import load_spec
-
-        options.nodes = nodes_from_spec(load_spec(spec))
-    parsed = Parsed()
-    if kubeconfig:
-        from gpuplane.explain.live import read_cluster
-
-        parsed = read_cluster(kubeconfig, context, timeout)
-    if files:
-        from gpuplane.explain.load import load_paths
-
-        parsed.extend(load_paths(files))
-    result = explain_input(parsed, options)
+        options.eta = EtaOptions(assume_runtime=assume_runtime(assume_runtime_text))
+    result = run(Sources(files or [], kubeconfig, context, timeout), options, spec)
     if output == Output.json:
         typer.echo(dumps(result.snap, result.results, result), nl=False)
     else:
