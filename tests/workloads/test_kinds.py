@@ -21,7 +21,11 @@ from gpuplane.kube.quantity import parse_quantity
 from tests.support.crds import validate
 
 FIXTURES = Path(__file__).parent / "fixtures"
-NO_CRD_HERE = {"llminferenceservice.yaml", "inferenceservice.yaml", "knative-service.yaml"}  # KServe and Knative CRDs are not in ../shared/crds
+NO_CRD_HERE = {
+    "llminferenceservice.yaml",
+    "inferenceservice.yaml",
+    "knative-service.yaml",
+}  # KServe and Knative CRDs are not in ../shared/crds
 
 GiB = 1024**3
 

@@ -15,9 +15,10 @@ from __future__ import annotations
 import functools
 import importlib
 
-from gpuplane.catalog.providers import Fact, ProviderFacts, all_facts, provider_facts, renderable_names
+from gpuplane.catalog.providers import Fact, ProviderFacts, all_facts, provider_facts
+from gpuplane.catalog.providers import renderable_names as _renderable_names
 from gpuplane.providers.base import BaseProvider, NodePoolFile, PoolSetup
-from gpuplane.registry import Registry
+from gpuplane.registry import Registry as _Registry
 
 __all__ = [
     "BaseProvider",
@@ -34,10 +35,10 @@ __all__ = [
 
 
 @functools.cache
-def _registry() -> Registry[BaseProvider]:
+def _registry() -> _Registry[BaseProvider]:
     """Every provider module, by name, in the data file's order (a name listed twice is refused)."""
-    out: Registry[BaseProvider] = Registry("provider")
-    for name in renderable_names():
+    out: _Registry[BaseProvider] = _Registry("provider")
+    for name in _renderable_names():
         module = importlib.import_module(f"gpuplane.providers.{name}")
         provider = getattr(module, "PROVIDER", None)
         if not isinstance(provider, BaseProvider) or provider.name != name:
@@ -60,4 +61,4 @@ def get(name: str) -> BaseProvider:
 
 def names() -> tuple[str, ...]:
     """The providers gpuplane renders, in the data file's order."""
-    return renderable_names()
+    return _renderable_names()
