@@ -155,10 +155,23 @@ def test_timeout_must_be_a_positive_finite_number(command: list[str], value: str
     assert code == 2 and "--timeout" in output, output
 
 
+MALFORMED = [
+    "apiVersion: v1\nkind: Config\nclusters: 7\ncurrent-context: nowhere\n",
+    "apiVersion: v1\nkind: Config\ncurrent-context: x\n"
+    "users: [{name: u, user: {token: kubeconfig-token-9f8e, password: pw-7d6c}}]\n",
+    "apiVersion: v1\nkind: Config\ncurrent-context: x\ncontexts: [{name: x, context: {cluster: c, user: u}}]\n"
+    "users: [{name: u, user: {token: kubeconfig-token-9f8e}}]\nclusters: [{name: c, cluster: {}}]\n",
+    "users: [{name: u, user: {token: kubeconfig-token-9f8e}}]\n: [\n",
+    "\x00\x01binary",
+]
+
+
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda c: c[0])
-def test_a_malformed_kubeconfig_is_an_input_error(command: list[str], tmp_path: Path) -> None:
+@pytest.mark.parametrize("text", MALFORMED)
+def test_a_malformed_kubeconfig_is_an_input_error(command: list[str], text: str, tmp_path: Path) -> None:
     cfg = tmp_path / "kubeconfig"
-    cfg.write_text("apiVersion: v1\nkind: Config\nclusters: 7\ncurrent-context: nowhere\n")
+    cfg.write_text(text)
     code, output = _run(command, cfg)
     assert code == 2, output
     assert output.count("\n") == 1 and "Traceback" not in output, output
+    assert "kubeconfig-token-9f8e" not in output and "pw-7d6c" not in output, output

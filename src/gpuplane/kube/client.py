@@ -169,6 +169,37 @@ _HTTP_REASONS = {
 }
 
 
+#: Kubeconfig keys whose values are credentials (clientcmd's AuthInfo fields and auth-provider config).
+_SECRET_KEYS = frozenset(
+    {"token", "password", "client-key-data", "id-token", "refresh-token", "access-token", "client-secret"}
+)
+
+
+def _kubeconfig_secrets(kubeconfig: str) -> tuple[str, ...]:
+    """Every credential value in a kubeconfig file (to keep them out of an error message)."""
+    import yaml
+
+    found: list[str] = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if str(key) in _SECRET_KEYS and isinstance(value, str | int) and str(value):
+                    found.append(str(value))
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    try:
+        with open(kubeconfig, encoding="utf-8", errors="replace") as stream:
+            for doc in yaml.safe_load_all(stream.read(limits().input_bytes)):
+                walk(doc)
+    except (OSError, yaml.YAMLError, ValueError):
+        pass
+    return tuple(sorted(found, key=len, reverse=True))
+
+
 def checked_timeout(value: float | None, option: str = "--timeout") -> float:
     """A `--timeout` value: finite and positive (a UsageError otherwise); None is the default."""
     if value is None:
@@ -189,8 +220,10 @@ def connect(kubeconfig: str, context: str | None = None, timeout: float | None =
             config_file=kubeconfig, context=context, client_configuration=cfg, persist_config=False
         )
     except Exception as exc:  # the loader raises many unrelated types for a malformed kubeconfig
-        shown = short_reason(f"{type(exc).__name__}: {exc}", width=200)
+        shown = short_reason(f"{type(exc).__name__}: {exc}", _kubeconfig_secrets(kubeconfig), width=200)
         raise InputError.single(kubeconfig, f"cannot use the kubeconfig: {shown}") from None
+    if "://" not in str(cfg.host or ""):
+        raise InputError.single(kubeconfig, "cannot use the kubeconfig: its cluster has no server URL")
     cfg.retries = 0  # one attempt per call: the timeouts above are the whole wait
     secrets = tuple(str(v) for v in (cfg.api_key or {}).values())
     secrets += tuple(str(v) for v in (cfg.username, cfg.password) if v)
