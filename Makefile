@@ -45,6 +45,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks
 	$(VENV)/bin/ruff format --check src tests benchmarks
 	$(VENV)/bin/mypy --strict src tests benchmarks
+	$(VENV)/bin/lint-imports
 
 # Benchmarks run the twin compiled with mypyc when a copy can be built (build/compiled, see
 # scripts/compile_twin.py), else pure Python; GPUPLANE_PURE=1 make bench measures pure Python.

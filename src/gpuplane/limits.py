@@ -50,6 +50,9 @@ class Limits:
     plan_designs: int
     plan_seeds: int
     ray_num_cpus: int
+    api_connect_timeout: int
+    api_read_timeout: int
+    api_deadline: int
 
 
 def _raw() -> dict[str, Any]:

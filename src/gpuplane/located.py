@@ -21,10 +21,12 @@ _EMPTY = array("Q", [0]).tobytes()
 
 
 def pack(line: int, column: int) -> int:
+    """A (line, column) position packed into one integer."""
     return (line << _SHIFT) | column
 
 
 def unpack(packed: int) -> Pos:
+    """The (line, column) position `pack` packed."""
     return (packed >> _SHIFT, packed & _LOW)
 
 

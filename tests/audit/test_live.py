@@ -96,7 +96,10 @@ def test_live_audit_through_the_cli_prints_json(kubeconfig: Path) -> None:
     assert any(f["rule"] == "GPU013" and f["kind"] == "ClusterPolicy" for f in doc["findings"])
 
 
-def test_unreachable_cluster_is_an_input_error(tmp_path: Path) -> None:
+def test_unreachable_cluster_is_an_upstream_error(tmp_path: Path) -> None:
+    """Exit 3 as errors.py promises (was an InputError, exit 2); the CLI form: tests/kube/test_client.py."""
+    from gpuplane.errors import UpstreamError
+
     config = tmp_path / "kubeconfig"
     config.write_text("""apiVersion: v1
 kind: Config
@@ -105,7 +108,7 @@ users: [{name: u, user: {token: t}}]
 contexts: [{name: c, context: {cluster: c, user: u}}]
 current-context: c
 """)
-    with pytest.raises(InputError):
+    with pytest.raises(UpstreamError):
         read_cluster(str(config))
 
 

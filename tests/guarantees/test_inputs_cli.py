@@ -112,7 +112,7 @@ def test_a_node_with_1e400_gpus_is_a_located_error_in_audit(tmp_path: Path) -> N
     )
     line = assert_one_error(gpuplane("audit", "-f", node))
     assert line == (
-        f"{node}:5:30: error: status.capacity.nvidia.com/gpu: '1e400' is larger than a Kubernetes quantity can be (2^63-1)"
+        f"{node}:5:30: error: status.capacity.nvidia.com/gpu: quantity '1e400' is larger than a Kubernetes quantity can be (2^63-1)"
     )
 
 

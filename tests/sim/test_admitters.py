@@ -52,7 +52,7 @@ def test_an_unknown_admitter_is_a_usage_error_naming_the_known_ones() -> None:
 
 
 def test_a_name_is_registered_once() -> None:
-    with pytest.raises(ValueError, match="already registered"):
+    with pytest.raises(ValueError, match="registered twice"):
         register_admitter("kueue")(Unlimited)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuplane.errors import InputError
+from gpuplane.errors import InputError, UsageError
 from gpuplane.traces import (
     TraceFormat,
     detect_format,
@@ -55,7 +55,7 @@ def test_an_unknown_format_name_is_an_error_listing_the_known_ones(
     write_csv: Callable[[str, str], Path],
 ) -> None:
     path = write_csv("g.csv", "id,class,submit_s,pod_sets,work_gpu_s\nj,training,0,main:1x8,100\n")
-    with pytest.raises(InputError, match=r"unknown format 'slurm' \(choose from auto, gpuplane, .*openb"):
+    with pytest.raises(UsageError, match=r"unknown trace format 'slurm' \(known: auto, gpuplane, .*openb"):
         read_workloads(path, "slurm")
 
 
@@ -82,5 +82,5 @@ def test_a_registered_format_reads_like_the_built_ins(write_csv: Callable[[str, 
 
 
 def test_a_format_name_or_alias_is_taken_once() -> None:
-    with pytest.raises(ValueError, match="already taken"):
+    with pytest.raises(ValueError, match="registered twice"):
         register_format(TraceFormat("philly", "x", lambda header: False, test_formats.read_jobs))

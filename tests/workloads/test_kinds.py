@@ -24,7 +24,9 @@ FIXTURES = Path(__file__).parent / "fixtures"
 NO_CRD_HERE = {
     "llminferenceservice.yaml",
     "unknown-gpu-kind.yaml",
-}  # no CRD in ../shared/crds (KServe; made up)
+    "inferenceservice.yaml",
+    "knative-service.yaml",
+}  # KServe and Knative CRDs are not in ../shared/crds
 
 GiB = 1024**3
 

@@ -1,64 +1,20 @@
 """Prometheus URLs: checked before use, and never shown with their credentials.
 
-`redact_url` hides userinfo (`user:pw@`, with or without a scheme) and the values of token-like
-query parameters; `redact_text` does the same to every URL inside a message (an error text, a
-log line, `/healthz`). `check_url` turns a malformed `--prometheus` value into a usage error that
+`redact_url` and `redact_text` are gpuplane's one redaction (`gpuplane.redact`, shared with the
+Kubernetes client). `check_url` turns a malformed `--prometheus` value into a usage error that
 shows only the redacted form.
 """
 
 from __future__ import annotations
 
-import re
 from urllib.parse import urlsplit
 
 from gpuplane.errors import UsageError
+from gpuplane.redact import HIDDEN, redact_text, redact_url
 
-HIDDEN = "***"
-#: Query parameters whose values are secrets (tokens, keys, signatures, passwords).
-_SECRET_PARAM = re.compile(
-    r"(?i)(token|secret|passw|pwd|key|auth|credential|signature|^sig$|bearer|session|jwt)"
-)
-#: A URL inside free text: `scheme://...` up to whitespace or a quote.
-_URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>]+")
-#: `user:password@host` without a scheme, inside free text.
-_BARE_USERINFO = re.compile(r"(?<![/\w*])([^\s/@'\"<>:]+:[^\s/@'\"<>]*)@(?=[\w\[])")
+__all__ = ["HIDDEN", "check_url", "redact_text", "redact_url"]
+
 _SCHEMES = ("http", "https")
-
-
-def _redact_query(query: str) -> str:
-    parts = []
-    for item in query.split("&"):
-        name, eq, _value = item.partition("=")
-        parts.append(f"{name}={HIDDEN}" if eq and _SECRET_PARAM.search(name) else item)
-    return "&".join(parts)
-
-
-def redact_url(url: str) -> str:
-    """`url` with any `user:password@` and token-like query values replaced by `***`, safe to print."""
-    scheme, sep, rest = url.partition("://")
-    if not sep:
-        scheme, rest = "", url
-    cut = min((i for i in (rest.find("/"), rest.find("?"), rest.find("#")) if i >= 0), default=len(rest))
-    authority, tail = rest[:cut], rest[cut:]
-    if "@" in authority:
-        authority = f"{HIDDEN}@{authority.rsplit('@', 1)[1]}"
-    path, qmark, query = tail.partition("?")
-    fragment = ""
-    if "#" in query:
-        query, fragment = query.split("#", 1)
-        fragment = "#" + fragment
-    if qmark:
-        tail = f"{path}?{_redact_query(query)}{fragment}"
-    return f"{scheme}{sep}{authority}{tail}"
-
-
-def redact_text(text: str, secrets: tuple[str, ...] = ()) -> str:
-    """`text` with every URL redacted, bare `user:pw@host` hidden and each of `secrets` removed."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, redact_url(secret) if "@" in secret or "?" in secret else HIDDEN)
-    text = _URL_IN_TEXT.sub(lambda m: redact_url(m.group(0)), text)
-    return _BARE_USERINFO.sub(f"{HIDDEN}@", text)
 
 
 def check_url(url: str, option: str = "--prometheus") -> str:

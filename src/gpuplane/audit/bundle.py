@@ -19,7 +19,6 @@ from gpuplane.audit.readers import Inputs
 from gpuplane.audit.specinput import SpecInput
 from gpuplane.audit.workloads import (
     BATCH_KINDS,
-    KNATIVE_GROUP,
     SERVING_KINDS,
     PodTemplate,
     check_gpu_quantities,
@@ -27,7 +26,7 @@ from gpuplane.audit.workloads import (
 )
 from gpuplane.catalog.providers import provider_facts
 from gpuplane.vocab import AMD_GPU_RESOURCE, GPU_TAINT_KEY, LABEL_CAPACITY
-from gpuplane.workloads import SERVING, lookup
+from gpuplane.workloads import SERVING, TRAINING, kind_names, lookup
 
 CLUSTER_SCOPED = frozenset(
     {
@@ -52,9 +51,15 @@ CLUSTER_SCOPED = frozenset(
     }
 )
 NAMESPACED_CLUSTER_KINDS = frozenset({"ClusterServiceVersion"})  # OLM: namespaced despite its name
-TRAINING_KINDS = frozenset(
-    {"PyTorchJob", "TFJob", "MPIJob", "XGBoostJob", "PaddleJob", "JAXJob", "TrainJob", "JobSet", "RayJob"}
-)
+TRAINING_KINDS = kind_names(TRAINING)  # the workload registry's training kinds
+
+
+def _category(data: dict[str, object]) -> str:
+    """The workload registry's category of an object ('' for a kind it does not know)."""
+    found = lookup(data)
+    return found.category if found is not None else ""
+
+
 GPU_TAINT_KEYS = frozenset({GPU_TAINT_KEY, AMD_GPU_RESOURCE})
 
 
@@ -261,9 +266,7 @@ class Bundle:
             kind == "Pod" and as_str(get(w.obj.data, "spec", "restartPolicy")) in ("Never", "OnFailure")
         ):
             return "batch"
-        if kind == "Service" and w.obj.group == KNATIVE_GROUP:
-            kind = "KnativeService"
-        if kind in SERVING_KINDS and w.is_gpu():
+        if kind in SERVING_KINDS and w.is_gpu() and _category(w.obj.data) == SERVING:
             return "inference"
         registered = lookup(w.obj.data)  # serving kinds of the workload registry (LLMInferenceService...)
         if registered is not None and registered.category == SERVING and w.is_gpu():

@@ -51,6 +51,8 @@ class Selector(_Model):
 
 
 class HostPath(_Model):
+    """A hostPath the config allows: a path, matched exactly or as a prefix."""
+
     path: str
     exact: bool = False
 

@@ -26,6 +26,7 @@ def rules() -> list[Rule]:
 
 
 def find_rule(rule_id: str) -> Rule | None:
+    """The rule with this id (any case, spaces trimmed), or None."""
     wanted = rule_id.strip().upper()
     return next((r for r in rules() if r.id == wanted), None)
 

@@ -1,17 +1,16 @@
 """Reading a live cluster, read-only, with the official `kubernetes` client.
 
-Only GET list calls are made. Kinds whose API is not installed (404) or not readable (403) are
-skipped with a note; an unreachable cluster is an InputError (exit code 2).
+Only GET list calls are made, through `gpuplane.kube`'s client (timeouts, one error map). Kinds
+whose API is not installed (404) or not readable (403) are skipped with a note; an unreachable
+cluster, 401, a server error or no readable list at all is an UpstreamError (exit code 3).
 """
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 from gpuplane.audit.objects import K8sObject, as_str
 from gpuplane.audit.readers import Inputs
-from gpuplane.errors import InputError
+from gpuplane.errors import UpstreamError
+from gpuplane.kube.client import connect
 from gpuplane.vocab import KUEUE_GROUP, NVIDIA_PREFIX
 
 # (API path, what it lists). Core and built-in groups first, then the GPU-world CRDs.
@@ -45,64 +44,44 @@ LIST_PATHS: tuple[str, ...] = (
 CONFIGMAP_NAMESPACES = ("gpu-operator", "nvidia-gpu-operator", "nvidia-device-plugin", "kube-system")
 
 
-def _client(kubeconfig: str, context: str | None) -> Any:
-    from kubernetes import client, config
+def read_cluster(
+    kubeconfig: str, context: str | None = None, notes: list[str] | None = None, timeout: float | None = None
+) -> Inputs:
+    """List the audit's kinds from a cluster. `notes` collects kinds that were skipped.
 
-    cfg = client.Configuration()
-    try:
-        config.load_kube_config(  # type: ignore[no-untyped-call]
-            config_file=kubeconfig, context=context, client_configuration=cfg, persist_config=False
-        )
-    except (config.ConfigException, OSError, ValueError, TypeError) as exc:
-        raise InputError.single(kubeconfig, f"cannot use the kubeconfig: {exc}") from None
-    cfg.retries = 1
-    return client.ApiClient(cfg)
-
-
-def _get(api: Any, path: str) -> tuple[int, Any]:
-    """GET one list path: (HTTP status, decoded JSON or None)."""
-    from kubernetes.client.exceptions import ApiException
-
-    method, url, headers, _body, _post = api.param_serialize(
-        "GET",
-        path,
-        header_params={"Accept": "application/json"},
-        auth_settings=["BearerToken"],
-    )
-    try:
-        resp = api.call_api(method, url, header_params=headers, _request_timeout=30)
-        resp.read()
-    except ApiException as exc:
-        return (int(exc.status or 0), None)
-    status = int(resp.status)
-    if status != 200:
-        return (status, None)
-    return (status, json.loads(resp.data))
-
-
-def read_cluster(kubeconfig: str, context: str | None = None, notes: list[str] | None = None) -> Inputs:
-    """List the audit's kinds from a cluster. `notes` collects kinds that were skipped."""
-    import urllib3
-
-    api = _client(kubeconfig, context)
+    A kind the cluster does not serve (404) is skipped silently and one it refuses (403) with a
+    note; 401 or a server error (5xx) on any list, or no list answered at all, is an UpstreamError
+    (exit 3): an audit that could not read the cluster must not say "no findings".
+    """
+    api = connect(kubeconfig, context, timeout)
     label = f"cluster:{context or 'current-context'}"
     out = Inputs(live=True)
     paths = list(LIST_PATHS) + [f"/api/v1/namespaces/{ns}/configmaps" for ns in CONFIGMAP_NAMESPACES]
+    refused: list[tuple[str, int]] = []
+    answered = 0
     try:
         for path in paths:
-            status, data = _get(api, path)
+            status, data = api.get(path)
             if data is None:
-                if status not in (404,) and notes is not None:
-                    notes.append(f"{path}: HTTP {status}, skipped")
+                if status == 401 or status >= 500:
+                    raise UpstreamError(api.service, f"GET {path}: HTTP {status}")
+                if status != 404:
+                    refused.append((path, status))
+                    if notes is not None:
+                        notes.append(f"{path}: HTTP {status}, skipped")
                 continue
+            answered += 1
             kind = as_str(data.get("kind")).removesuffix("List")
             for item in data.get("items") or []:
                 if isinstance(item, dict):
                     item.setdefault("kind", kind)
                     item.setdefault("apiVersion", as_str(data.get("apiVersion")))
                     out.objects.append(K8sObject(item, label, None, live=True))
-    except urllib3.exceptions.HTTPError as exc:
-        raise InputError.single(kubeconfig, f"cannot reach the cluster: {exc}") from None
     finally:
         api.close()
+    if not answered:
+        first = f"GET {refused[0][0]}: HTTP {refused[0][1]}" if refused else "no list is served"
+        raise UpstreamError(
+            api.service, f"could not read the cluster ({first}; {len(refused)} lists refused)"
+        )
     return out

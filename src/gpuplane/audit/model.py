@@ -10,6 +10,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from gpuplane.registry import Registry
+
 if TYPE_CHECKING:
     from gpuplane.audit.bundle import Bundle
 
@@ -81,7 +83,7 @@ class Rule:
     security: bool = False
 
 
-_REGISTRY: dict[str, Rule] = {}
+_REGISTRY: Registry[Rule] = Registry("audit rule")
 
 
 def rule(
@@ -99,19 +101,20 @@ def rule(
     """Decorator: register a check function as the rule `id`."""
 
     def register(check: Check) -> Check:
-        if id in _REGISTRY:
-            raise ValueError(f"rule {id} registered twice")
-        _REGISTRY[id] = Rule(
-            id=id,
-            name=name,
-            title=title,
-            severity=severity,
-            why=" ".join(why.split()),
-            fix=" ".join(fix.split()),
-            tags=tags,
-            check=check,
-            system=system,
-            security=security,
+        _REGISTRY.add(
+            id,
+            Rule(
+                id=id,
+                name=name,
+                title=title,
+                severity=severity,
+                why=" ".join(why.split()),
+                fix=" ".join(fix.split()),
+                tags=tags,
+                check=check,
+                system=system,
+                security=security,
+            ),
         )
         return check
 
@@ -120,7 +123,7 @@ def rule(
 
 def registered_rules() -> list[Rule]:
     """Every registered rule, ordered by id."""
-    return [_REGISTRY[k] for k in sorted(_REGISTRY)]
+    return [_REGISTRY.get(k) for k in sorted(_REGISTRY)]
 
 
 PARSE_RULE = "GPU000"

@@ -13,11 +13,15 @@ from gpuplane.audit.objects import K8sObject, Path
 from gpuplane.errors import InputError
 from gpuplane.kube.quantity import QuantityRangeError
 from gpuplane.workloads import (
+    BATCH,
     GPU_RESOURCE_PREFIXES,
     NON_WORKLOAD_KINDS,
+    SERVING,
+    TRAINING,
     Container,
     PodTemplate,
     is_gpu_resource,
+    kind_names,
     not_understood,
     quantity,
 )
@@ -40,33 +44,10 @@ __all__ = [
     "quantity",
 ]
 
-BATCH_KINDS = frozenset(
-    {
-        "Job",
-        "CronJob",
-        "JobSet",
-        "PyTorchJob",
-        "TFJob",
-        "MPIJob",
-        "XGBoostJob",
-        "PaddleJob",
-        "JAXJob",
-        "TrainJob",
-        "RayJob",
-        "RayCluster",
-    }
-)
-SERVING_KINDS = frozenset(
-    {
-        "Deployment",
-        "StatefulSet",
-        "InferenceService",
-        "LeaderWorkerSet",
-        "ReplicaSet",
-        "RayService",
-        "KnativeService",
-    }
-)
+#: Kinds audit treats as batch work and as serving work: the workload registry's categories
+#: (`gpuplane.workloads`), never a hand list (issue 20: the lists had drifted from the registry).
+BATCH_KINDS = kind_names(BATCH, TRAINING)
+SERVING_KINDS = kind_names(SERVING)
 
 
 def pod_templates(obj: K8sObject) -> list[PodTemplate]:

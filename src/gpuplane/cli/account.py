@@ -73,7 +73,7 @@ def account_command(
     timeout: Timeout = "10m",
 ) -> None:
     """Account allocated, useful, idle, unmeasured, failed and unallocated GPU time and its cost from Prometheus."""
-    from gpuplane.account import engine, export
+    from gpuplane.account import engine, workload_records
     from gpuplane.account import output as out
     from gpuplane.account.promurl import check_url
     from gpuplane.account.report import build_page
@@ -90,7 +90,7 @@ def account_command(
     if report is not None:
         build_page(result).write(report)
     if export_workload is not None:
-        export.export_workloads(result, spec, export_workload)
+        workload_records.export_workloads(result, spec, export_workload)
     if output == "json":
         typer.echo(out.to_json(result), nl=False)
     elif output == "csv":

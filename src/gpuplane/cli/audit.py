@@ -43,6 +43,13 @@ KubeOpt = Annotated[
     str | None, typer.Option("--kubeconfig", help="Audit a live cluster (read-only) with this kubeconfig.")
 ]
 ContextOpt = Annotated[str | None, typer.Option("--context", help="kubeconfig context to use.")]
+TimeoutOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--timeout",
+        help="With --kubeconfig: give up reading the cluster after this many seconds (exit 3; default 300).",
+    ),
+]
 OutputOpt = Annotated[str, typer.Option("-o", "--output", help="table, json or sarif.")]
 FailOpt = Annotated[
     str,
@@ -66,42 +73,32 @@ def audit_cmd(
     nodepools: PoolsOpt = None,
     kubeconfig: KubeOpt = None,
     context: ContextOpt = None,
+    timeout: TimeoutOpt = None,
     output: OutputOpt = "table",
     fail_on: FailOpt = "low",
     config: ConfigOpt = None,
     out: OutOpt = None,
 ) -> None:
-    """Audit the inputs and print the findings. Exit 0 clean, 1 findings at/above --fail-on, 2 usage or input errors."""
+    """Audit the inputs and print the findings. Exit 0 clean, 1 findings at/above --fail-on, 2 usage or input errors, 3 a cluster that cannot be read."""
     if ctx.invoked_subcommand is not None:
         return
-    from gpuplane.audit import AuditConfig, audit, exit_code, load_config, read_inputs
+    from gpuplane.audit import exit_code
+    from gpuplane.audit.command import Request, run
 
-    files, nodepools = files or [], nodepools or []
     if output not in FORMATS:
         _usage(f"-o/--output must be one of {', '.join(FORMATS)}")
     if fail_on not in FAIL_ON:
         _usage(f"--fail-on must be one of {', '.join(FAIL_ON)}")
-    if not (files or spec or nodepools or kubeconfig):
-        _usage("give at least one input: -f FILE|DIR|-, --spec, --nodepools or --kubeconfig")
     if out is not None:
         from gpuplane.outputs import check_file_target
 
         check_file_target(out)
-    cfg = load_config(config) if config else AuditConfig()
-    from gpuplane.inputs import STDIN, read_text
-
-    stdin_text = read_text(STDIN) if STDIN in files or STDIN in nodepools else None
-    inputs = read_inputs(files, nodepools=nodepools, spec=spec, stdin_text=stdin_text)
-    for warning in inputs.warnings:
-        typer.echo(str(warning), err=True)
-    if kubeconfig:
-        from gpuplane.audit.live import read_cluster
-
-        notes: list[str] = []
-        inputs.extend(read_cluster(kubeconfig, context, notes))
-        for note in notes:
-            typer.echo(f"note: {note}", err=True)
-    findings = audit(inputs, cfg)
+    result = run(Request(files or [], nodepools or [], spec, kubeconfig, context, timeout, config))
+    for line in result.warnings:
+        typer.echo(line, err=True)
+    for note in result.notes:
+        typer.echo(f"note: {note}", err=True)
+    findings = result.findings
     _emit(_render(findings, output), out)
     # sys.exit, not typer.Exit: the console entry point runs the app in non-standalone mode.
     sys.exit(0 if fail_on == "never" else exit_code(findings, fail_on))

@@ -9,7 +9,6 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from gpuplane.errors import UsageError
 from gpuplane.vocab import ANNOTATION_EXPECTED_RUNTIME
 
 
@@ -18,15 +17,6 @@ class Output(StrEnum):
 
     table = "table"
     json = "json"
-
-
-def _runtime(text: str) -> float:
-    from gpuplane.kube.runtime import runtime_seconds
-
-    seconds = runtime_seconds(text)
-    if seconds is None:
-        raise UsageError(f"--assume-runtime: {text!r} is not a duration (e.g. 45m, 2h, 1d)")
-    return seconds
 
 
 def explain(
@@ -58,6 +48,13 @@ def explain(
         typer.Option("--kubeconfig", help="Read the objects from a cluster (read-only: list calls only)."),
     ] = None,
     context: Annotated[str | None, typer.Option("--context", help="kubeconfig context to use.")] = None,
+    timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--timeout",
+            help="With --kubeconfig: give up reading the cluster after this many seconds (exit 3; default 300).",
+        ),
+    ] = None,
     eta: Annotated[
         bool,
         typer.Option(
@@ -66,7 +63,7 @@ def explain(
             f"time (runtimes: activeDeadlineSeconds, {ANNOTATION_EXPECTED_RUNTIME}, else --assume-runtime).",
         ),
     ] = False,
-    assume_runtime: Annotated[
+    assume_runtime_text: Annotated[
         str,
         typer.Option(
             "--assume-runtime", help="With --eta: runtime of workloads that declare none (e.g. 45m, 2h)."
@@ -83,36 +80,13 @@ def explain(
 ) -> None:
     """Explain Kueue admission: what gets admitted, what is preempted, why each workload waits,
     what happens to jobs you submit (-f job.yaml) and, with --eta, when they get in."""
-    from gpuplane.explain.command import ExplainOptions, dumps, explain_input, print_tables
-    from gpuplane.kueue.parse import Parsed
+    from gpuplane.explain.command import ExplainOptions, Sources, assume_runtime, dumps, print_tables, run
+    from gpuplane.explain.eta import EtaOptions
 
-    if not (kubeconfig or files):
-        raise UsageError("give -f FILE|DIR|- or --kubeconfig PATH")
     options = ExplainOptions(cycles=cycles, fair_sharing=fair_sharing or None)
     if eta:
-        from gpuplane.explain.eta import EtaOptions
-
-        options.eta = EtaOptions(assume_runtime=_runtime(assume_runtime))
-    if spec is not None:
-        from gpuplane.explain.fit import nodes_from_spec
-        from gpuplane.spec import load_spec
-
-        platform = load_spec(spec)
-        options.nodes = nodes_from_spec(platform)
-    parsed = Parsed()
-    if kubeconfig:
-        from gpuplane.explain.live import read_cluster
-
-        parsed = read_cluster(kubeconfig, context)
-    if files:
-        from gpuplane.explain.load import load_paths
-
-        parsed.extend(load_paths(files))
-    if spec is not None:
-        from gpuplane.kueue.tas.spec_nodes import add_spec_nodes
-
-        add_spec_nodes(parsed, platform)
-    result = explain_input(parsed, options)
+        options.eta = EtaOptions(assume_runtime=assume_runtime(assume_runtime_text))
+    result = run(Sources(files or [], kubeconfig, context, timeout), options, spec)
     if output == Output.json:
         typer.echo(dumps(result.snap, result.results, result), nl=False)
     else:

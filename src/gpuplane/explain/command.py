@@ -9,13 +9,17 @@ runs the cycles, checks admitted pods against node shapes (`fit`), answers for s
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from gpuplane.errors import UsageError
 from gpuplane.explain import eta as eta_mod
 from gpuplane.explain.fit import NodeShape, Unfit, check, nodes_from_objects
 from gpuplane.explain.jobframework import Conversion, add_job_workloads
 from gpuplane.explain.output import dumps, print_tables, to_json
 from gpuplane.explain.whatif import Answer, answers
+from gpuplane.kube.client import checked_timeout
+from gpuplane.kube.runtime import runtime_seconds
 from gpuplane.kueue.objects import Namespace, Workload
 from gpuplane.kueue.parse import Parsed
 from gpuplane.kueue.scheduler import CycleResult, pending_report, schedule_cycle
@@ -26,9 +30,12 @@ from gpuplane.vocab import NAMESPACE_NAME_LABEL
 __all__ = [
     "ExplainOptions",
     "Explanation",
+    "Sources",
+    "assume_runtime",
     "dumps",
     "explain_input",
     "print_tables",
+    "run",
     "run_explain",
     "to_json",
 ]
@@ -142,3 +149,51 @@ def explain_input(parsed: Parsed, options: ExplainOptions | None = None) -> Expl
         out.etas = eta_mod.estimate(snap, targets, eta_opt, met)
         out.eta_assumptions = [*eta_mod.assumptions_for(eta_opt), *met]
     return out
+
+
+@dataclass
+class Sources:
+    """Where `run` reads the cluster from: files (`-` is stdin) and/or a live cluster (read-only)."""
+
+    files: list[str] = field(default_factory=list)
+    kubeconfig: str | None = None
+    context: str | None = None
+    timeout: float | None = None  # overall deadline of the live reads, seconds
+
+
+def assume_runtime(text: str) -> float:
+    """`--assume-runtime` in seconds (e.g. 45m, 2h); a UsageError for anything else."""
+    seconds = runtime_seconds(text)
+    if seconds is None:
+        raise UsageError(f"--assume-runtime: {text!r} is not a duration (e.g. 45m, 2h, 1d)")
+    return seconds
+
+
+def run(sources: Sources, options: ExplainOptions, spec: Path | None = None) -> Explanation:
+    """The explain command's one entry: read the sources (live first), take node shapes from the
+    platform `spec` when given, and explain (`explain_input`)."""
+    if not (sources.kubeconfig or sources.files):
+        raise UsageError("give -f FILE|DIR|- or --kubeconfig PATH")
+    if sources.timeout is not None:
+        checked_timeout(sources.timeout)
+    platform = None
+    if spec is not None:
+        from gpuplane.explain.fit import nodes_from_spec
+        from gpuplane.spec import load_spec
+
+        platform = load_spec(spec)
+        options.nodes = nodes_from_spec(platform)
+    parsed = Parsed()
+    if sources.kubeconfig:
+        from gpuplane.explain.live import read_cluster
+
+        parsed = read_cluster(sources.kubeconfig, sources.context, sources.timeout)
+    if sources.files:
+        from gpuplane.explain.load import load_paths
+
+        parsed.extend(load_paths(sources.files))
+    if platform is not None:
+        from gpuplane.kueue.tas.spec_nodes import add_spec_nodes
+
+        add_spec_nodes(parsed, platform)
+    return explain_input(parsed, options)

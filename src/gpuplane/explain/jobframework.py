@@ -19,13 +19,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpuplane.errors import InputError, Problem
 from gpuplane.explain.jobcontext import JobContext
+from gpuplane.kube.fields import FieldError, Path, api_group
 from gpuplane.kube.requests import BadField, pod_requests, transform
 from gpuplane.kube.runtime import runtime_seconds
-from gpuplane.kueue.tas.model import topology_request
 from gpuplane.kueue.dra import ClaimError, pod_claim_units
 from gpuplane.kueue.objects import PodSet, Workload
 from gpuplane.kueue.parse import DEFAULT_NAMESPACE, Parsed, RawObject, parse_time, pod_set
+from gpuplane.kueue.tas.model import topology_request
 from gpuplane.vocab import (
     ANNOTATION_EXPECTED_RUNTIME,
     DEFAULT_LOCAL_QUEUE,
@@ -50,7 +52,7 @@ from gpuplane.workloads import (
     not_understood,
 )
 from gpuplane.workloads.common import GENERATED, object_name
-from gpuplane.workloads.fields import api_group
+from gpuplane.yamlio import locate
 
 
 @dataclass
@@ -201,6 +203,25 @@ def _existing(
     return sorted(found, key=lambda w: w.key)
 
 
+def _where(raw: RawObject, path: Path) -> str:
+    """`file:line` of a field of a job object (its document's line when the field has no position)."""
+    file = raw.source.rpartition(":")[0]
+    pos = locate(raw.data, path)
+    return f"{file}:{pos[0]}" if pos and file else raw.source
+
+
+def _problem(raw: RawObject, path: Path, message: str) -> Problem:
+    file, _, line = raw.source.rpartition(":")
+    pos = locate(raw.data, path)
+    return Problem(
+        file or raw.source,
+        pos[0] if pos else (int(line) if line.isdigit() and int(line) > 0 else None),
+        pos[1] if pos else None,
+        ".".join(map(str, path)),
+        message,
+    )
+
+
 class _Converter:
     def __init__(self, parsed: Parsed, ctx: JobContext) -> None:
         self.parsed = parsed
@@ -209,6 +230,8 @@ class _Converter:
         self.groups: dict[tuple[str, str], JobWorkload] = {}
         self.group_totals: dict[tuple[str, str], tuple[int, bool]] = {}
         self.generated: dict[tuple[str, str], int] = {}
+        self.problems: list[Problem] = []  # fields the API server would refuse: a located InputError
+        self.seen: dict[tuple[str, str, str, str], str] = {}  # (kind, group, namespace, name) -> where
         times = [0.0] + [w.creation_time for w in ctx.workloads.values()]
         self.arrival = max(times) + 0.5
 
@@ -221,9 +244,30 @@ class _Converter:
                 if gpus:
                     self.out.notes.append(self._unknown(raw, data, gpus))
                 continue
-            self.convert(raw, data, kind)
+            if self._first(raw, data, kind):
+                try:
+                    self.convert(raw, data, kind)
+                except FieldError as bad:
+                    self.problems.append(_problem(raw, bad.path, bad.message))
+        if self.problems:
+            raise InputError(self.problems)
         self._complete_groups()
         return self.out
+
+    def _first(self, raw: RawObject, data: dict[str, Any], kind: WorkloadKind) -> bool:
+        """False (and a problem naming both places) for an object the input already gave: the API
+        server keeps one object per kind, namespace and name (a second create is AlreadyExists)."""
+        name = as_str(get(data, "metadata", "name"))
+        if not name:
+            return True
+        namespace = as_str(get(data, "metadata", "namespace")) or DEFAULT_NAMESPACE
+        key = (kind.kind, api_group(data), namespace, name)
+        first = self.seen.setdefault(key, _where(raw, ("metadata", "name")))
+        if first == _where(raw, ("metadata", "name")):
+            return True
+        message = f"{kind.kind} {namespace}/{name} is given twice (also at {first}); the API server keeps one"
+        self.problems.append(_problem(raw, ("metadata", "name"), message))
+        return False
 
     def _complete_groups(self) -> None:
         """Kueue builds a pod group's Workload once all `pod-group-total-count` pods exist

@@ -1,17 +1,18 @@
-"""Read Kueue objects from a live cluster, read-only, with the official Kubernetes client.
+"""Read Kueue objects from a live cluster, read-only, through `gpuplane.kube`'s client.
 
 Lists (never watches or writes) ResourceFlavors, ClusterQueues, Cohorts, LocalQueues,
-Workloads and WorkloadPriorityClasses via CustomObjectsApi, Namespaces and PriorityClasses via
-the core/scheduling APIs, and (best effort) Nodes, LimitRanges and RuntimeClasses. Kinds the
-cluster does not serve (404) or the user may not list (403) are skipped with a note.
+Workloads and WorkloadPriorityClasses, Namespaces and PriorityClasses, and (best effort) Nodes,
+LimitRanges and RuntimeClasses. Kueue kinds the cluster does not serve (404) are skipped with a
+note, as are optional kinds it refuses; every other failure (unreachable, timeout, an answer that
+is not JSON, 401/403/5xx on what admission depends on) is an UpstreamError, exit 3.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from gpuplane.errors import InputError
 from gpuplane.explain.load import parse_objects
+from gpuplane.kube.client import Client, connect
 from gpuplane.kueue.parse import Parsed
 from gpuplane.vocab import KUEUE_GROUP
 
@@ -22,12 +23,20 @@ CLUSTER_SCOPED = (
     ("workloadpriorityclasses", "WorkloadPriorityClass"),
 )
 NAMESPACED = (("localqueues", "LocalQueue"), ("workloads", "Workload"))
+#: Best effort: node fit (Nodes), requests of submitted jobs (LimitRanges, RuntimeClasses).
+OPTIONAL = (
+    ("Nodes", "/api/v1/nodes", "v1", "Node"),
+    ("LimitRanges", "/api/v1/limitranges", "v1", "LimitRange"),
+    ("RuntimeClasses", "/apis/node.k8s.io/v1/runtimeclasses", "node.k8s.io/v1", "RuntimeClass"),
+)
 
 
 def _items(resp: Any, api_version: str, kind: str) -> list[dict[str, Any]]:
     items = resp.get("items", []) if isinstance(resp, dict) else []
     out = []
-    for item in items:
+    for item in items or []:
+        if not isinstance(item, dict):
+            continue
         item = dict(item)
         item.setdefault("apiVersion", api_version)
         item.setdefault("kind", kind)
@@ -35,74 +44,43 @@ def _items(resp: Any, api_version: str, kind: str) -> list[dict[str, Any]]:
     return out
 
 
-def _list_kueue(api: Any, plural: str, kind: str, notes: list[str]) -> list[dict[str, Any]]:
-    from kubernetes.client.exceptions import ApiException
-
+def _list_kueue(api: Client, plural: str, kind: str, notes: list[str]) -> list[dict[str, Any]]:
     for version in ("v1beta2", "v1beta1", "v1alpha1"):
-        try:
-            # For namespaced kinds this lists across all namespaces (/apis/KUEUE_GROUP/VERSION/PLURAL).
-            resp = api.list_cluster_custom_object(KUEUE_GROUP, version, plural)
-        except ApiException as exc:
-            if exc.status == 404:
-                continue
-            raise
-        return _items(resp, f"{KUEUE_GROUP}/{version}", kind)
+        # For namespaced kinds this lists across all namespaces (/apis/KUEUE_GROUP/VERSION/PLURAL).
+        resp = api.get_list(f"/apis/{KUEUE_GROUP}/{version}/{plural}")
+        if resp is not None:
+            return _items(resp, f"{KUEUE_GROUP}/{version}", kind)
     notes.append(f"the cluster serves no {KUEUE_GROUP} {plural}; skipped")
     return []
 
 
-def _optional(api_client: Any, notes: list[str]) -> list[dict[str, Any]]:
-    """Nodes (node fit), LimitRanges and RuntimeClasses (requests of submitted jobs): best effort."""
-    from kubernetes import client
-    from kubernetes.client.exceptions import ApiException
-
-    core = client.CoreV1Api(api_client)
-    calls = (
-        ("Nodes", "v1", "Node", core.list_node),
-        ("LimitRanges", "v1", "LimitRange", core.list_limit_range_for_all_namespaces),
-        ("RuntimeClasses", "node.k8s.io/v1", "RuntimeClass", client.NodeV1Api(api_client).list_runtime_class),
-    )
+def _optional(api: Client, notes: list[str]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    for label, api_version, kind, call in calls:
-        try:
-            out.extend(_items(api_client.sanitize_for_serialization(call()), api_version, kind))
-        except ApiException as exc:
-            notes.append(f"cannot list {label}: {exc.status}; skipped")
+    for label, path, api_version, kind in OPTIONAL:
+        status, resp = api.get(path)
+        if resp is None:
+            notes.append(f"cannot list {label}: {status}; skipped")
+        else:
+            out.extend(_items(resp, api_version, kind))
     return out
 
 
-def read_cluster(kubeconfig: str, context: str | None = None) -> Parsed:
-    """List the objects admission depends on and parse them; connection errors exit 2."""
-    from kubernetes import client, config
-    from kubernetes.client.exceptions import ApiException
-    from urllib3.exceptions import HTTPError
-
-    try:
-        api_client = config.new_client_from_config(  # type: ignore[no-untyped-call]
-            config_file=kubeconfig, context=context
-        )
-    except Exception as exc:  # the client raises several unrelated types for bad kubeconfigs
-        raise InputError.single(kubeconfig, f"cannot load kubeconfig: {exc}") from exc
+def read_cluster(kubeconfig: str, context: str | None = None, timeout: float | None = None) -> Parsed:
+    """List the objects admission depends on and parse them (`timeout`: the overall deadline, s)."""
+    api = connect(kubeconfig, context, timeout)
     notes: list[str] = []
     objects: list[dict[str, Any]] = []
     try:
-        custom = client.CustomObjectsApi(api_client)
         for plural, kind in (*CLUSTER_SCOPED, *NAMESPACED):
-            objects.extend(_list_kueue(custom, plural, kind, notes))
-        core = client.CoreV1Api(api_client)
-        namespaces = api_client.sanitize_for_serialization(core.list_namespace())
-        objects.extend(_items(namespaces, "v1", "Namespace"))
-        try:
-            sched = client.SchedulingV1Api(api_client)
-            pcs = api_client.sanitize_for_serialization(sched.list_priority_class())
-            objects.extend(_items(pcs, "scheduling.k8s.io/v1", "PriorityClass"))
-        except ApiException as exc:
-            notes.append(f"cannot list PriorityClasses: {exc.status}")
-        objects.extend(_optional(api_client, notes))
-    except (ApiException, HTTPError, OSError) as exc:
-        raise InputError.single(kubeconfig, f"cannot read from the cluster: {exc}") from exc
+            objects.extend(_list_kueue(api, plural, kind, notes))
+        objects.extend(_items(api.get_list("/api/v1/namespaces", allowed=()), "v1", "Namespace"))
+        status, pcs = api.get("/apis/scheduling.k8s.io/v1/priorityclasses")
+        if pcs is None:
+            notes.append(f"cannot list PriorityClasses: {status}")
+        objects.extend(_items(pcs, "scheduling.k8s.io/v1", "PriorityClass"))
+        objects.extend(_optional(api, notes))
     finally:
-        api_client.close()
+        api.close()
     parsed = parse_objects(objects, source="<cluster>")
     parsed.notes[:0] = notes
     return parsed

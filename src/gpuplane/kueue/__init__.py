@@ -5,7 +5,7 @@ One implementation used by the simulator and by `gpuplane.explain`. Shaped like 
 `resource_node` (quota tree), `queues` (heap + inadmissible), `snapshot` (the mutable state:
 Kueue's cache plus its queue manager), `flavor_assigner`, `assignment`, `preemption` (classical)
 with `candidates` and `candidate_lists`, `fair_sharing` (DRS, tournament) and `fair_preemption`,
-`entry` (a head in a cycle), `scheduler` (the cycle), `reasons`, `results`, `dra` (claims to
+`cycle_head` (a head in a cycle), `scheduler` (the cycle), `reasons`, `results`, `dra` (claims to
 quota). The explain command (job objects to Workloads, what-if, fit, ETA, live reads, output)
 is `gpuplane.explain`; this package imports neither it nor `gpuplane.workloads`.
 

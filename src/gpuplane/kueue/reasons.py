@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 
 from gpuplane.kube.quantity import format_quantity
-from gpuplane.kueue.entry import Entry
+from gpuplane.kueue.cycle_head import Entry
 from gpuplane.kueue.flavor_assigner import MODE_NOFIT, MODE_PREEMPT, Assignment, quota_text
 from gpuplane.kueue.objects import Workload
 from gpuplane.kueue.snapshot import Snapshot

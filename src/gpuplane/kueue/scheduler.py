@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from gpuplane.kueue import resource_node as rn
 from gpuplane.kueue.assignment import assignments
-from gpuplane.kueue.entry import (
+from gpuplane.kueue.cycle_head import (
     FAILED_AFTER_NOMINATION,
     GENERIC,
     NAMESPACE_MISMATCH,

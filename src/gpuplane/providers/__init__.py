@@ -15,8 +15,10 @@ from __future__ import annotations
 import functools
 import importlib
 
-from gpuplane.catalog.providers import Fact, ProviderFacts, all_facts, provider_facts, renderable_names
+from gpuplane.catalog.providers import Fact, ProviderFacts, all_facts, provider_facts
+from gpuplane.catalog.providers import renderable_names as _renderable_names
 from gpuplane.providers.base import BaseProvider, NodePoolFile, PoolSetup
+from gpuplane.registry import Registry as _Registry
 
 __all__ = [
     "BaseProvider",
@@ -33,23 +35,30 @@ __all__ = [
 
 
 @functools.cache
-def registered() -> dict[str, BaseProvider]:
-    """Every provider module, by name, in the data file's order."""
-    out: dict[str, BaseProvider] = {}
-    for name in renderable_names():
+def _registry() -> _Registry[BaseProvider]:
+    """Every provider module, by name, in the data file's order (a name listed twice is refused)."""
+    out: _Registry[BaseProvider] = _Registry("provider")
+    for name in _renderable_names():
         module = importlib.import_module(f"gpuplane.providers.{name}")
         provider = getattr(module, "PROVIDER", None)
         if not isinstance(provider, BaseProvider) or provider.name != name:
             raise TypeError(f"gpuplane.providers.{name} must define PROVIDER, a BaseProvider named {name!r}")
-        out[name] = provider
+        out.add(name, provider)
     return out
 
 
+def registered() -> dict[str, BaseProvider]:
+    """Every provider module, by name, in the data file's order."""
+    providers = _registry()
+    return {name: providers.get(name) for name in providers}
+
+
 def get(name: str) -> BaseProvider:
-    """The provider module for `name` (KeyError for one the data file does not mark renders: true)."""
-    return registered()[name]
+    """The provider module for `name` (a UsageError naming the known ones for one the data file
+    does not mark renders: true)."""
+    return _registry().get(name)
 
 
 def names() -> tuple[str, ...]:
     """The providers gpuplane renders, in the data file's order."""
-    return renderable_names()
+    return _renderable_names()

@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from gpuplane.errors import UsageError
+from gpuplane.registry import Registry
 from gpuplane.sim.pools import PoolModel
 from gpuplane.sim.requests import PodRequest
 from gpuplane.traces import Workload
@@ -102,17 +102,14 @@ class AdmissionSetup:
 
 
 AdmitterFactory = Callable[[AdmissionSetup], Admitter]
-_REGISTRY: dict[str, AdmitterFactory] = {}
+_REGISTRY: Registry[AdmitterFactory] = Registry("admitter")
 
 
 def register_admitter(name: str) -> Callable[[AdmitterFactory], AdmitterFactory]:
     """Register a factory under `name` (a decorator); registering a name twice is a bug."""
 
     def add(factory: AdmitterFactory) -> AdmitterFactory:
-        if name in _REGISTRY:
-            raise ValueError(f"admitter {name!r} is already registered")
-        _REGISTRY[name] = factory
-        return factory
+        return _REGISTRY.add(name, factory)
 
     return add
 
@@ -126,7 +123,4 @@ def admitter_factory(admitter: str | AdmitterFactory) -> AdmitterFactory:
     """The factory registered as `admitter` (a UsageError names the known ones), or `admitter` itself."""
     if not isinstance(admitter, str):
         return admitter
-    factory = _REGISTRY.get(admitter)
-    if factory is None:
-        raise UsageError(f"unknown admitter {admitter!r} (known: {', '.join(sorted(_REGISTRY))})")
-    return factory
+    return _REGISTRY.get(admitter)

@@ -166,14 +166,17 @@ def flavor_name(pool: NodePool) -> str:
 
 
 def cluster_queue_name(team: Team) -> str:
+    """The name of a team's ClusterQueue (the team's name)."""
     return team.name
 
 
 def local_queue_name(team: Team) -> str:
+    """The name of a team's LocalQueue (the team's name)."""
     return team.name
 
 
 def cohort_of(spec: PlatformSpec, team: Team) -> str | None:
+    """The cohort a team's ClusterQueue joins: its own, else the spec's default (None: none)."""
     return team.cohort or spec.queueing.default_cohort
 
 

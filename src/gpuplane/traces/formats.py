@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gpuplane.errors import InputError
+from gpuplane.registry import Registry
 from gpuplane.traces.csvformat import is_gpuplane_header, read_gpuplane_rows
 from gpuplane.traces.model import Workload
 from gpuplane.traces.openb import is_openb_header, read_openb
@@ -40,7 +41,7 @@ class TraceFormat:
     aliases: tuple[str, ...] = ()
 
 
-_FORMATS: dict[str, TraceFormat] = {}
+_FORMATS: Registry[TraceFormat] = Registry("trace format")
 _ALIASES: dict[str, str] = {}
 
 
@@ -48,27 +49,28 @@ def register_format(fmt: TraceFormat) -> TraceFormat:
     """Add a format (detected after those registered before it); a name taken twice is a bug."""
     for name in (fmt.name, *fmt.aliases):
         if name in _FORMATS or name in _ALIASES or name == "auto":
-            raise ValueError(f"trace format name {name!r} is already taken")
-    _FORMATS[fmt.name] = fmt
+            raise ValueError(f"trace format {name!r} is registered twice")
+    _FORMATS.add(fmt.name, fmt)
     _ALIASES.update(dict.fromkeys(fmt.aliases, fmt.name))
     return fmt
 
 
 def trace_formats() -> list[TraceFormat]:
     """Every registered format, in detection order."""
-    return list(_FORMATS.values())
+    return _FORMATS.values()
 
 
 def format_names() -> tuple[str, ...]:
     """What `--format` accepts: `auto`, then every registered format's name."""
-    return ("auto", *_FORMATS)
+    return ("auto", *_FORMATS.names())
 
 
 def resolve_name(name: str, file: str) -> str:
-    """The registered name a `--format` value means (`auto` stays), or InputError listing them."""
+    """The registered name a `--format` value means (`auto` stays), or a UsageError listing them
+    (`file`: the trace the format was asked for; the error is about the option)."""
     resolved = _ALIASES.get(name, name)
-    if resolved != "auto" and resolved not in _FORMATS:
-        raise InputError.single(file, f"unknown format {name!r} (choose from {', '.join(format_names())})")
+    if resolved != "auto":
+        _FORMATS.get(resolved, option="--format", also=("auto",))  # a UsageError naming them
     return resolved
 
 
@@ -83,7 +85,7 @@ def detect_format(header: list[str], file: str) -> str:
 
 def format_named(name: str) -> TraceFormat:
     """A registered format by its name (after `resolve_name`/`detect_format`)."""
-    return _FORMATS[name]
+    return _FORMATS.get(name, option="--format")
 
 
 def _read_pollux(path: Path, header: list[str], rows: Rows, issues: Issues) -> Iterator[Workload]:

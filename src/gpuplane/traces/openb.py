@@ -36,6 +36,8 @@ _TIMELESS = ("name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli")
 
 @dataclass(frozen=True)
 class QosRule:
+    """The workload class and priority an openb QoS value maps to."""
+
     klass: WorkloadClass
     priority: int
 

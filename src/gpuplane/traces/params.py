@@ -52,6 +52,8 @@ class JobClassParams:
 
 @dataclass(frozen=True)
 class CheckpointParams:
+    """How the synthetic week's training jobs checkpoint (share, intervals, write costs)."""
+
     share: float
     intervals_s: tuple[float, ...]
     write_base_s: float
@@ -70,6 +72,8 @@ class ServiceRequest:
 
 @dataclass(frozen=True)
 class InferenceParams:
+    """How the synthetic week's inference services are drawn (per team, extra ones, replicas)."""
+
     services_per_team: int
     extra_per_day: float
     extra_lifetime: Lognormal

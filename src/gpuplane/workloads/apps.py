@@ -31,7 +31,7 @@ from gpuplane.vocab import (
 )
 from gpuplane.workloads.batch import MAIN
 from gpuplane.workloads.common import object_name, one_workload, uid
-from gpuplane.workloads.fields import as_dict, as_int, as_list, as_str, get
+from gpuplane.workloads.fields import as_dict, as_int, as_list, as_str, count, get
 from gpuplane.workloads.model import PodSetSpec, PodTemplate, WorkloadSpec
 from gpuplane.workloads.names import workload_name
 from gpuplane.workloads.registry import (
@@ -142,7 +142,7 @@ def _deployment_workloads(data: dict[str, Any], _: Lookup) -> list[WorkloadSpec]
         WorkloadSpec(
             workload_name(f"{name}-pod{i}", "", "Pod", ""), [PodSetSpec(MAIN, 1, templates[0])], note
         )
-        for i in range(as_int(get(data, "spec", "replicas"), 1))
+        for i in range(count(get(data, "spec", "replicas"), ("spec", "replicas"), 1))
     ]
 
 
@@ -154,7 +154,7 @@ def _statefulset_workloads(data: dict[str, Any], _: Lookup) -> list[WorkloadSpec
         data,
         "StatefulSet",
         "apps",
-        [PodSetSpec(MAIN, as_int(get(data, "spec", "replicas"), 1), templates[0])],
+        [PodSetSpec(MAIN, count(get(data, "spec", "replicas"), ("spec", "replicas"), 1), templates[0])],
     )
 
 
@@ -208,7 +208,7 @@ def _lws_workloads(data: dict[str, Any], _: Lookup) -> list[WorkloadSpec]:
     if worker is None:
         return []
     leader = template_at(data, (*base, "leaderTemplate"), "leader")
-    size = as_int(get(data, *base, "size"), 1)
+    size = count(get(data, *base, "size"), (*base, "size"), 1)
     pod_sets = (
         [PodSetSpec("leader", 1, leader), PodSetSpec("worker", size - 1, worker)]
         if leader
@@ -224,7 +224,7 @@ def _lws_workloads(data: dict[str, Any], _: Lookup) -> list[WorkloadSpec]:
         WorkloadSpec(
             workload_name(f"{name}-{i}", owner_uid, "LeaderWorkerSet", LWS_GROUP), list(pod_sets), note
         )
-        for i in range(as_int(get(data, "spec", "replicas"), 1))
+        for i in range(count(get(data, "spec", "replicas"), ("spec", "replicas"), 1))
     ]
 
 

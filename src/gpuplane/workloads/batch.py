@@ -15,7 +15,7 @@ from typing import Any
 
 from gpuplane.vocab import JOB_MIN_PARALLELISM_ANNOTATION
 from gpuplane.workloads.common import condition_true, flag, object_name, one_workload
-from gpuplane.workloads.fields import as_dict, as_int, as_list, as_str, get
+from gpuplane.workloads.fields import Path, as_dict, as_int, as_list, as_str, count, get
 from gpuplane.workloads.model import PodSetSpec, PodTemplate, WorkloadSpec
 from gpuplane.workloads.names import workload_name
 from gpuplane.workloads.registry import BATCH, TRAINING, KueueIntegration, Lookup, WorkloadKind, register
@@ -24,12 +24,15 @@ from gpuplane.workloads.templates import present, template_at
 MAIN = "main"  # kueue.DefaultPodSetName
 
 
-def job_pods(job_spec: dict[str, Any]) -> int:
-    """Pods a Job runs at once: parallelism (default 1), capped by completions (job_controller.podsCount)."""
-    parallelism = as_int(job_spec.get("parallelism"), 1)
+def job_pods(job_spec: dict[str, Any], path: Path = ("spec",)) -> int:
+    """Pods a Job runs at once: parallelism (default 1), capped by completions (job_controller.podsCount).
+
+    Both are counts as the API server validates them (`count`: an integer >= 0; FieldError at
+    `path` + the field otherwise)."""
+    parallelism = count(job_spec.get("parallelism"), (*path, "parallelism"), 1)
     completions = job_spec.get("completions")
     if completions is not None:
-        parallelism = min(parallelism, as_int(completions, parallelism))
+        parallelism = min(parallelism, count(completions, (*path, "completions"), parallelism))
     return parallelism
 
 
@@ -88,7 +91,7 @@ def _cron_workloads(data: dict[str, Any], _: Lookup) -> list[WorkloadSpec]:
     if not templates:
         return []
     job_spec = as_dict(get(data, "spec", "jobTemplate", "spec"))
-    ps = PodSetSpec(MAIN, job_pods(job_spec), templates[0])
+    ps = PodSetSpec(MAIN, job_pods(job_spec, ("spec", "jobTemplate", "spec")), templates[0])
     name = f"{object_name(data)}-<scheduled time>"
     note = "the CronJob's next Job (named after its scheduled time); each Job it creates is one Workload"
     return [WorkloadSpec(workload_name(name, "", "Job", "batch"), [ps], note)]
@@ -133,8 +136,10 @@ def jobset_pod_sets(data: dict[str, Any], base: tuple[str | int, ...] = ("spec",
         )
         if t is None:
             continue
-        per_job = job_pods(as_dict(get(rj, "template", "spec")))
-        out.append(PodSetSpec(as_str(rj.get("name")).lower(), as_int(rj.get("replicas"), 1) * per_job, t))
+        rj_path = (*base, "replicatedJobs", i)
+        per_job = job_pods(as_dict(get(rj, "template", "spec")), (*rj_path, "template", "spec"))
+        replicas = count(rj.get("replicas"), (*rj_path, "replicas"), 1)
+        out.append(PodSetSpec(as_str(rj.get("name")).lower(), replicas * per_job, t))
     return out
 
 

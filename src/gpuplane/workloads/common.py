@@ -23,6 +23,7 @@ def object_name(data: dict[str, Any]) -> str:
 
 
 def uid(data: dict[str, Any]) -> str:
+    """The object's metadata.uid ('' when it has none: not yet created)."""
     return as_str(get(data, "metadata", "uid"))
 
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from gpuplane.workloads.batch import jobset_pod_sets
 from gpuplane.workloads.common import condition_true, flag, one_workload
-from gpuplane.workloads.fields import Path, as_dict, as_int, as_list, as_str, get
+from gpuplane.workloads.fields import Path, as_dict, as_int, as_list, as_str, count, get
 from gpuplane.workloads.model import Container, PodSetSpec, PodTemplate, WorkloadSpec
 from gpuplane.workloads.registry import (
     TRAINING,
@@ -80,8 +80,10 @@ def _replica_workloads(kind: str, group: str) -> Callable[[dict[str, Any], Looku
             t = template_at(data, ("spec", field_name, key, "template"), rtype)
             if t is None:
                 continue
-            count = as_int(get(data, "spec", field_name, key, "replicas"), 1)
-            pod_sets.append(PodSetSpec(rtype.lower(), count, t))
+            pods = count(
+                get(data, "spec", field_name, key, "replicas"), ("spec", field_name, key, "replicas"), 1
+            )
+            pod_sets.append(PodSetSpec(rtype.lower(), pods, t))
         specs = one_workload(data, kind, group, pod_sets)
         specs[0].priority_class = _priority_class(data, kind)
         return specs

@@ -18,7 +18,7 @@ import copy
 from typing import Any
 
 from gpuplane.workloads.common import flag, one_workload
-from gpuplane.workloads.fields import Path, as_dict, as_int, as_list, as_str, get
+from gpuplane.workloads.fields import Path, as_dict, as_int, as_list, as_str, count, get
 from gpuplane.workloads.model import PodSetSpec, PodTemplate, WorkloadSpec
 from gpuplane.workloads.registry import BATCH, SERVING, KueueIntegration, Lookup, WorkloadKind, register
 from gpuplane.workloads.templates import containers_of, template_at
@@ -109,8 +109,10 @@ def cluster_pod_sets(
             continue
         # Kueue's effectiveWorkerCount reads replicas as the API server stored them: the CRD
         # defaults an absent `replicas` to 0 and `numOfHosts` to 1 (KubeRay v1.7.0 ray.io CRDs).
-        count = as_int(group.get("replicas"), 0) * max(1, as_int(group.get("numOfHosts"), 1))
-        out.append(PodSetSpec(as_str(group.get("groupName")).lower(), count, t))
+        at = (*base, "workerGroupSpecs", i)
+        hosts = max(1, count(group.get("numOfHosts"), (*at, "numOfHosts"), 1))
+        pods = count(group.get("replicas"), (*at, "replicas"), 0) * hosts
+        out.append(PodSetSpec(as_str(group.get("groupName")).lower(), pods, t))
     return out
 
 

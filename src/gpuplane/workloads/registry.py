@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from gpuplane.registry import Registry
 from gpuplane.workloads.fields import api_group, as_dict, as_str
 from gpuplane.workloads.model import PodTemplate, WorkloadSpec, is_gpu_resource
 from gpuplane.workloads.templates import generic
@@ -73,17 +74,17 @@ class WorkloadKind:
         return self.groups[0]
 
 
-_BY_GROUP: dict[tuple[str, str], WorkloadKind] = {}
-_BY_KIND: dict[str, WorkloadKind] = {}
+_BY_GROUP: Registry[WorkloadKind] = Registry("workload kind")  # by "Kind.group" ("Job.batch")
+_BY_KIND: Registry[WorkloadKind] = Registry("workload kind")  # by Kind, for kinds not group-sensitive
 _FALLBACKS: list[tuple[Callable[[dict[str, Any]], bool], Callable[[dict[str, Any]], list[PodTemplate]]]] = []
 
 
 def register(kind: WorkloadKind) -> WorkloadKind:
-    """Add a kind to the registry (the last registration of a (group, kind) wins)."""
+    """Add a kind to the registry; a (kind, group) or a kind name registered twice is refused."""
     for group in kind.groups:
-        _BY_GROUP[(group, kind.kind)] = kind
+        _BY_GROUP.add(f"{kind.kind}.{group}", kind)
     if not kind.group_sensitive:
-        _BY_KIND[kind.kind] = kind
+        _BY_KIND.add(kind.kind, kind)
     return kind
 
 
@@ -97,8 +98,8 @@ def register_fallback(
 def lookup(data: dict[str, Any]) -> WorkloadKind | None:
     """The registered kind of an object, or None."""
     kind = as_str(data.get("kind"))
-    found = _BY_GROUP.get((api_group(data), kind))
-    return found if found is not None else _BY_KIND.get(kind)
+    found = _BY_GROUP.find(f"{kind}.{api_group(data)}")
+    return found if found is not None else _BY_KIND.find(kind)
 
 
 def kinds() -> list[WorkloadKind]:

@@ -28,6 +28,7 @@ from gpuplane.audit.pools import Pool
 from gpuplane.audit.readers.split import chunk_text
 from gpuplane.audit.specinput import SpecInput
 from gpuplane.errors import Problem
+from gpuplane.registry import Registry
 
 
 @dataclass
@@ -82,16 +83,14 @@ class Reader:
     general: bool = False
 
 
-_READERS: dict[str, Reader] = {}
+_READERS: Registry[Reader] = Registry("audit reader")
 _ORDER: list[Reader] = []  # the specific readers in registration order, then the general ones
 
 
 def register_reader(reader: Reader) -> Reader:
     """Add a reader to the registry (a name taken twice is a bug and refused)."""
-    if reader.name in _READERS:
-        raise ValueError(f"audit reader {reader.name!r} registered twice")
-    _READERS[reader.name] = reader
-    readers = list(_READERS.values())
+    _READERS.add(reader.name, reader)
+    readers = _READERS.values()
     _ORDER[:] = [r for r in readers if not r.general] + [r for r in readers if r.general]
     return reader
 

@@ -23,6 +23,8 @@ AGGREGATE_LABELS = (
 
 @dataclass(frozen=True)
 class Grant:
+    """A role rule that grants a GPU-relevant power (reading nodes, exec into pods), at its path."""
+
     what: str  # "nodes" or "exec"
     path: Path
 

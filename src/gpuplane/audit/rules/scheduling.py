@@ -27,26 +27,15 @@ from gpuplane.vocab import (
     is_dra_resource,
     is_mig_resource,
 )
+from gpuplane.workloads import BATCH, POD, TRAINING, kinds
 
 DRA_MIG_PREFIX = DRA_RESOURCE_PREFIX + MIG_KIND_PREFIX
 MIG_COUNT_SUFFIX = ".count"  # GFD's per-resource device count label (nvidia.md section 4)
 
+#: Kinds whose pods Kueue queues as batch work: the registry's batch, training and pod kinds that
+#: have a Kueue integration (`gpuplane.workloads`), not a hand list.
 QUEUE_KINDS = frozenset(
-    {
-        "Job",
-        "CronJob",
-        "JobSet",
-        "PyTorchJob",
-        "TFJob",
-        "MPIJob",
-        "XGBoostJob",
-        "PaddleJob",
-        "JAXJob",
-        "TrainJob",
-        "RayJob",
-        "RayCluster",
-        "Pod",
-    }
+    k.kind for k in kinds() if k.kueue is not None and k.category in (BATCH, TRAINING, POD)
 )
 
 

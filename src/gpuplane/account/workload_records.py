@@ -1,4 +1,4 @@
-"""Observed GPU pods as gpuplane workload records, so `simulate` can replay last week's real work.
+"""Observed GPU pods written as gpuplane workload records (the trace CSV `simulate -w` replays).
 
 One pod becomes one workload (pods of a multi-pod job are separate records; the job name is kept
 in the id). Mapping, stated once:
