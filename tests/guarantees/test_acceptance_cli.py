@@ -108,7 +108,9 @@ def test_run_never_replaces_a_folder_without_its_marker(tmp_path: Path) -> None:
 @pytest.mark.parametrize("pod", ["../../outside", "a" * 253, ".hidden", "x/y", "ok-name"])
 def test_log_file_names_are_made_safe(tmp_path: Path, pod: str) -> None:
     evidence = Evidence(tmp_path / "b")
-    evidence.start({"bundle.json": '{\n  "kind": "gpuplane-acceptance-bundle",\n  "verdict": "incomplete"\n}\n'})
+    evidence.start(
+        {"bundle.json": '{\n  "kind": "gpuplane-acceptance-bundle",\n  "verdict": "incomplete"\n}\n'}
+    )
     evidence.log(pod, "text\n")
     logs = list((tmp_path / "b" / "logs").iterdir())
     assert [p.read_text() for p in logs] == ["text\n"]
@@ -121,7 +123,9 @@ def test_log_file_names_are_made_safe(tmp_path: Path, pod: str) -> None:
 
 def test_a_link_planted_in_the_bundle_is_replaced_not_followed(tmp_path: Path) -> None:
     evidence = Evidence(tmp_path / "b")
-    evidence.start({"bundle.json": '{\n  "kind": "gpuplane-acceptance-bundle",\n  "verdict": "incomplete"\n}\n'})
+    evidence.start(
+        {"bundle.json": '{\n  "kind": "gpuplane-acceptance-bundle",\n  "verdict": "incomplete"\n}\n'}
+    )
     victim = tmp_path / "victim.txt"
     victim.write_text("mine\n")
     (tmp_path / "b" / "results.json").symlink_to(victim)
@@ -168,7 +172,14 @@ def test_a_400_digit_step_does_not_lose_the_bundle(
     state, kubeconfig, fixtures = replay_copy
     log = fixtures / "logs" / "train-trainer-0-0-h5t8r.train.log"
     huge = json.dumps(
-        {"event": "progress", "gpuplane": "acceptance/v1", "pod": "p", "run": "r", "ts": 1795166331.0, "units": 1}
+        {
+            "event": "progress",
+            "gpuplane": "acceptance/v1",
+            "pod": "p",
+            "run": "r",
+            "ts": 1795166331.0,
+            "units": 1,
+        }
     ).replace('"units": 1', '"units": ' + "9" * 400)
     log.write_text(log.read_text() + f"step {'9' * 400}\n{huge}\n")
     bundle = tmp_path / "evidence"
@@ -220,7 +231,9 @@ def test_score_never_passes_nccl_at_a_bus_bandwidth_that_is_not_finite(tmp_path:
         (None, "9" * 5000 + "  4  float  sum  -1  1.0  2.0  3.0  0  1.0  2.0  3.0  0"),
     ],
 )
-def test_odd_nccl_footers_and_rows_are_not_a_crash(tmp_path: Path, footer: str | None, row: str | None) -> None:
+def test_odd_nccl_footers_and_rows_are_not_a_crash(
+    tmp_path: Path, footer: str | None, row: str | None
+) -> None:
     obs = passing()
     assert obs.nccl_log is not None
     text = obs.nccl_log
@@ -282,7 +295,9 @@ def _damage(bundle: Path, how: str) -> str:
     elif how == "1e400":
         obs_file.write_text(obs_file.read_text().replace('"admitted": 1700000030.0', '"admitted": 1e400'))
     elif how == "huge-int":
-        obs_file.write_text(obs_file.read_text().replace('"admitted": 1700000030.0', '"admitted": ' + "9" * 5000))
+        obs_file.write_text(
+            obs_file.read_text().replace('"admitted": 1700000030.0', '"admitted": ' + "9" * 5000)
+        )
     elif how == "string-time":
         obs_file.write_text(json.dumps({**data, "admitted": "soon"}))
     elif how == "events-object":
@@ -335,7 +350,9 @@ def test_a_malformed_bundle_is_one_located_line_exit_2(tmp_path: Path, how: str)
     assert named in lines[0]
 
 
-def test_a_bundle_file_over_the_size_limit_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_bundle_file_over_the_size_limit_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from gpuplane.acceptance import bundle as bundle_module
     from gpuplane.limits import limits
 
@@ -404,6 +421,7 @@ def test_no_secret_reaches_any_output_of_a_run(
     everything = _outputs(result, bundle)
     assert (bundle / "results.json").exists(), result.output
     assert "http://***@127.0.0.1" in result.output  # without --context: the server URL, redacted
+    assert state.leftovers() == []
     _assert_no_secret(everything)
     # a server URL with ?token= cannot be used as a base URL (requests fail, exit 3): still redacted
     query = _secret_kubeconfig(tmp_path, port, query=True)
@@ -447,7 +465,9 @@ def test_an_upstream_error_body_is_reduced_to_status_and_a_redacted_reason(tmp_p
     _assert_no_secret(_outputs(result, tmp_path / "b"))
 
 
-@pytest.mark.parametrize("url", [f"https://u:{DATASET_PASSWORD}@data.example.com/x", f"s3://k:{DATASET_PASSWORD}@bucket/x"])
+@pytest.mark.parametrize(
+    "url", [f"https://u:{DATASET_PASSWORD}@data.example.com/x", f"s3://k:{DATASET_PASSWORD}@bucket/x"]
+)
 def test_render_refuses_credentials_in_a_source_url(tmp_path: Path, url: str) -> None:
     result = _render(tmp_path / "suite", "--dataset", url)
     assert result.exit_code == 2 and "carries credentials" in result.output

@@ -225,7 +225,7 @@ class Runner:
         self.namespace = run_namespace(plan.namespace, run_id)
         self.objects = [self._owned(o) for o in plan.objects]
         self.on_log = on_log  # called with (pod, text) as soon as a log is collected (evidence first)
-        self.obs = Observations()
+        self.obs = Observations(run_id=run_id, namespace=self.namespace)
         self.logs: dict[str, str] = {}
         self.pods: dict[str, dict[str, Any]] = {}
         self.namespace_sent = False  # the create was sent: the namespace may exist
