@@ -473,3 +473,28 @@ def test_render_refuses_credentials_in_a_source_url(tmp_path: Path, url: str) ->
     assert result.exit_code == 2 and "carries credentials" in result.output
     _assert_no_secret(result.output)
     assert not (tmp_path / "suite").exists()
+
+
+KUBECONFIGS = {
+    "empty": b"",
+    "list": b"- a\n- b\n",
+    "no-contexts": b"apiVersion: v1\nkind: Config\n",
+    "missing-cluster": b"apiVersion: v1\nkind: Config\ncontexts:\n- name: c\n  context: {cluster: nope, user: u}\n"
+    b"current-context: c\n",
+    "binary": b"\xff\xfe\x00\x01",
+    "odd-types": b"apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: [1, 2]}\nusers:\n"
+    b"- name: u\n  user: {token: {a: 1}}\ncontexts:\n- name: c\n  context: {cluster: c, user: u}\ncurrent-context: c\n",
+    "ints": b"clusters: 5\ncontexts: 7\ncurrent-context: 9\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(KUBECONFIGS))
+def test_a_malformed_kubeconfig_is_one_located_line(tmp_path: Path, name: str) -> None:
+    config = tmp_path / "kubeconfig"
+    config.write_bytes(KUBECONFIGS[name])
+    args = ["acceptance", "run", str(_suite(tmp_path)), "--kubeconfig", str(config), "--yes"]
+    result = CliRunner().invoke(app, [*args, "-o", str(tmp_path / "b")])
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith(f"{config}: error: cannot use the kubeconfig: ")
+    assert not (tmp_path / "b").exists()  # nothing written before the cluster can be reached
