@@ -250,6 +250,15 @@ def test_manifests_are_read_only_from_inside_the_suite_folder(
         ({"manifests": []}, "manifests: missing or not a JSON object"),
         ({"nodes": "2"}, "nodes: '2' is not a positive whole number"),
         ({"nodes": 0}, "nodes: 0 is not a positive whole number"),
+        (
+            {
+                "thresholds": {
+                    "resume": {"metric": "resume_s", "op": "<=", "value": "x", "unit": "s", "source": "me"}
+                }
+            },
+            "thresholds.resume: value 'x' is not a finite number",
+        ),
+        ({"window_s": float("inf")}, "not JSON: Infinity is not a finite number"),
     ],
 )
 def test_odd_suite_files_are_located_errors(tmp_path: Path, edit: dict[str, Any], message: str) -> None:

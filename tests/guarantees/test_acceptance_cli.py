@@ -329,13 +329,21 @@ def _damage(bundle: Path, how: str) -> str:
         return "bundle"
     elif how == "binary":
         obs_file.write_bytes(b"\xff\xfe\x00garbage")
+    elif how in ("threshold-infinity", "threshold-string", "threshold-op"):
+        suite = json.loads((bundle / "suite.json").read_text())
+        edit = {"threshold-infinity": ("value", 1e308 * 10), "threshold-string": ("value", "300"),
+                "threshold-op": ("op", "!=")}[how]  # fmt: skip
+        suite["thresholds"]["nccl"][edit[0]] = edit[1]
+        (bundle / "suite.json").write_text(json.dumps(suite))
+        return "suite.json: error: thresholds.nccl:" if how != "threshold-infinity" else "suite.json"
     return "observations.json"
 
 
 DAMAGES = [
     "missing", "not-json", "list", "nan", "1e400", "huge-int", "string-time", "events-object",
     "pod-labels-list", "pod-missing-name", "pods-of-strings", "unknown-key", "series-bool",
-    "nccl-log-number", "deep", "link", "suite-list", "binary",
+    "nccl-log-number", "deep", "link", "suite-list", "binary", "threshold-infinity", "threshold-string",
+    "threshold-op",
 ]  # fmt: skip
 
 
