@@ -464,3 +464,16 @@ def test_the_deadline_covers_cleanup(tmp_path: Path, replay: tuple[ReplayState, 
     # the recording needs no wait before cleanup (every watch ends done), so only cleanup is cut short
     assert obs.notes == [f"namespace {ns} was still terminating when the run ended"]
     assert runner.remains()[1].endswith(f"-l {LABEL_ACCEPTANCE_RUN}={RUN}")
+
+
+def test_logs_are_read_with_a_byte_limit(tmp_path: Path, replay: tuple[ReplayState, Path]) -> None:
+    """A container log is read with the API's limitBytes (a quarter of input_bytes), so a runaway
+    log cannot exhaust memory or make the bundle unreadable by `acceptance score`."""
+    from gpuplane.limits import limits
+
+    state, kubeconfig = replay
+    cluster = connect(str(kubeconfig), "replay")
+    assert "step 100" in cluster.pod_log("ns", "train-trainer-0-0-7xk2p", "train")
+    assert state.paths == [
+        f"/api/v1/namespaces/ns/pods/train-trainer-0-0-7xk2p/log?container=train&limitBytes={limits().input_bytes // 4}"
+    ]

@@ -114,6 +114,10 @@ class Evidence:
             raise ValueError(f"not a path inside the bundle: {rel!r}")
         folder = self.dest
         try:
+            if not stat.S_ISDIR(os.lstat(folder).st_mode):
+                raise OutputError.at(
+                    str(folder), "is no longer a directory (a link?); refusing to write through it"
+                )
             for part in parts[:-1]:
                 folder = folder / part
                 try:
