@@ -10,6 +10,7 @@ never answers ends in exit 3 instead of a hang, and an API answering HTML is exi
 from __future__ import annotations
 
 import json
+import signal
 import socket
 import threading
 from collections.abc import Iterator
@@ -249,6 +250,15 @@ def test_manifests_are_read_only_from_inside_the_suite_folder(
         ({"manifests": []}, "manifests: missing or not a JSON object"),
         ({"nodes": "2"}, "nodes: '2' is not a positive whole number"),
         ({"nodes": 0}, "nodes: 0 is not a positive whole number"),
+        (
+            {
+                "thresholds": {
+                    "resume": {"metric": "resume_s", "op": "<=", "value": "x", "unit": "s", "source": "me"}
+                }
+            },
+            "thresholds.resume: value 'x' is not a finite number",
+        ),
+        ({"window_s": float("inf")}, "not JSON: Infinity is not a finite number"),
     ],
 )
 def test_odd_suite_files_are_located_errors(tmp_path: Path, edit: dict[str, Any], message: str) -> None:
@@ -275,11 +285,28 @@ def test_an_interrupted_cleanup_says_what_remains_and_how_to_delete_it(
     assert _namespaces(state)[1] == {ns}  # the DELETE was sent before the second interrupt
 
 
+class TermClock(Clock):
+    """Like Clock, but the interrupt is SIGTERM as the CLI raises it (`swap.Terminated`)."""
+
+    def sleep(self, seconds: float) -> None:
+        from gpuplane.swap import Terminated
+
+        self.sleeps += 1
+        if self.sleeps in self.interrupt_at:
+            raise Terminated(signal.SIGTERM)
+        self.now += seconds
+
+
+@pytest.mark.parametrize(("clock_type", "code"), [(Clock, 130), (TermClock, 143)])
 def test_cli_prints_what_remains_on_an_interrupt(
-    tmp_path: Path, replay: tuple[ReplayState, Path], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    replay: tuple[ReplayState, Path],
+    monkeypatch: pytest.MonkeyPatch,
+    clock_type: type[Clock],
+    code: int,
 ) -> None:
     _, kubeconfig = replay
-    clock = Clock(interrupt_at={1, 2})
+    clock = clock_type(interrupt_at={1, 2})
     monkeypatch.setattr(runner_module, "POLL_S", 0.0)
     monkeypatch.setattr("gpuplane.cli.acceptance.time.time", clock)
     monkeypatch.setattr("gpuplane.cli.acceptance.time.sleep", clock.sleep)
@@ -289,12 +316,32 @@ def test_cli_prints_what_remains_on_an_interrupt(
     result = CliRunner().invoke(
         app, ["acceptance", "run", str(suite), "--kubeconfig", str(kubeconfig), "--yes", "-o", str(bundle)]
     )
-    assert result.exit_code == 130, result.output
+    assert result.exit_code == code, result.output
     assert f"kubectl delete namespace -l {LABEL_ACCEPTANCE_RUN}={RUN}" in result.output
     # the logs collected before the interrupt are in the bundle, which says it is incomplete
     assert (bundle / "logs" / "nccl-allreduce-launcher-4bq9z.log").is_file()
     assert json.loads((bundle / "bundle.json").read_text())["verdict"] == "incomplete"
     assert (bundle / "observations.json").is_file()
+
+
+def test_cli_says_nothing_remains_when_cleanup_finished_after_an_interrupt(
+    tmp_path: Path, replay: tuple[ReplayState, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    state, kubeconfig = replay
+    clock = TermClock(interrupt_at={1})
+    monkeypatch.setattr(runner_module, "POLL_S", 0.0)
+    monkeypatch.setattr("gpuplane.cli.acceptance.time.time", clock)
+    monkeypatch.setattr("gpuplane.cli.acceptance.time.sleep", clock.sleep)
+    monkeypatch.setattr("gpuplane.cli.acceptance.secrets.token_hex", lambda n: RUN)
+    suite = _suite(tmp_path, 2)
+    args = ["acceptance", "run", str(suite), "--kubeconfig", str(kubeconfig), "--yes"]
+    result = CliRunner().invoke(app, [*args, "-o", str(tmp_path / "b")])
+    assert result.exit_code == 143, result.output
+    ns = f"acceptance-h100-train-{RUN}"
+    assert f"namespace {ns} was deleted, nothing this run created remains" in result.output
+    assert "kubectl" not in result.output
+    posted, deleted = _namespaces(state)
+    assert posted == deleted == {ns} and state.leftovers() == []
 
 
 def _silent_server() -> tuple[socket.socket, int, list[socket.socket]]:
@@ -396,3 +443,37 @@ def test_an_api_answering_garbage_is_exit_3(tmp_path: Path, body: bytes, content
         assert "not a Kubernetes object" in str(caught.value) or "cannot reach" in str(caught.value)
     finally:
         garbage.close()
+
+
+def test_the_deadline_covers_cleanup(tmp_path: Path, replay: tuple[ReplayState, Path]) -> None:
+    """With the deadline passed, cleanup still reads its namespace and sends the DELETE, then stops
+    waiting at the first look instead of waiting up to NAMESPACE_GONE_S, and says what may remain."""
+    state, kubeconfig = replay
+    clock = Clock()
+    cluster = connect(str(kubeconfig), "replay")
+    runner = Runner(
+        cluster, load_plan(_suite(tmp_path, 2)), clock=clock, sleep=clock.sleep, deadline_s=0, run_id=RUN
+    )
+    obs = runner.run()
+    ns = f"acceptance-h100-train-{RUN}"
+    assert state.calls[-3:] == [
+        f"GET /api/v1/namespaces/{ns}",
+        f"DELETE /api/v1/namespaces/{ns}",
+        f"GET /api/v1/namespaces/{ns}",  # Terminating: past the deadline, no second look
+    ]
+    # the recording needs no wait before cleanup (every watch ends done), so only cleanup is cut short
+    assert obs.notes == [f"namespace {ns} was still terminating when the run ended"]
+    assert runner.remains()[1].endswith(f"-l {LABEL_ACCEPTANCE_RUN}={RUN}")
+
+
+def test_logs_are_read_with_a_byte_limit(tmp_path: Path, replay: tuple[ReplayState, Path]) -> None:
+    """A container log is read with the API's limitBytes (a quarter of input_bytes), so a runaway
+    log cannot exhaust memory or make the bundle unreadable by `acceptance score`."""
+    from gpuplane.limits import limits
+
+    state, kubeconfig = replay
+    cluster = connect(str(kubeconfig), "replay")
+    assert "step 100" in cluster.pod_log("ns", "train-trainer-0-0-7xk2p", "train")
+    assert state.paths == [
+        f"/api/v1/namespaces/ns/pods/train-trainer-0-0-7xk2p/log?container=train&limitBytes={limits().input_bytes // 4}"
+    ]

@@ -17,7 +17,7 @@ from gpuplane.acceptance.workloads import helper_source
 from gpuplane.cli import app
 from gpuplane.render import render_all
 from gpuplane.spec import load_spec
-from gpuplane.vocab import QUEUE_NAME_LABEL
+from gpuplane.vocab import FABRIC_RESOURCES, QUEUE_NAME_LABEL
 from tests.acceptance.helpers import EXAMPLES, IMAGE, example_pools, suite_for
 from tests.support.crds import validate_crd_object
 
@@ -154,7 +154,11 @@ def test_suite_lands_on_the_pool_flavor_through_the_team_queue(example: Path, po
             assert pod["nodeSelector"].items() <= flavor["spec"]["nodeLabels"].items()
             assert pod.get("tolerations", []) == flavor["spec"].get("tolerations", [])
             for container in pod["containers"]:
-                assert set(container.get("resources", {}).get("limits", {})) <= set(group["coveredResources"])
+                limits = set(container.get("resources", {}).get("limits", {}))
+                # fabric devices are not quota: Kueue must be told to ignore them (the suite's note)
+                assert limits - set(FABRIC_RESOURCES.values()) <= set(group["coveredResources"])
+                if limits & set(FABRIC_RESOURCES.values()):
+                    assert any("excludeResourcePrefixes" in n for n in suite.notes)
 
 
 def test_render_is_deterministic() -> None:

@@ -18,7 +18,7 @@ from gpuplane.acceptance.series import check_series
 from gpuplane.cli import app
 from gpuplane.outputs import write_tree_atomic
 from tests.acceptance.helpers import EXAMPLES, suite_for
-from tests.acceptance.test_runner import API, NS, START, FakeClock
+from tests.acceptance.test_runner import API, NS, RUN, START, FakeClock
 from tests.support.kube_replay import replay_server
 from tests.support.promserver import PrometheusServer, ToolMissing, tool
 
@@ -129,7 +129,8 @@ def test_every_family_is_found_for_the_suite(prometheus: str, suite_info: dict[s
     from gpuplane.account.prom import PromClient
 
     with PromClient(prometheus) as client:
-        checks = check_series(client, dict(suite_info), START - 450, START)
+        # the run's own namespace (the suite's name plus the run id) is where the series are
+        checks = check_series(client, {**suite_info, "namespace": NS}, START - 450, START)
     found = {c.family: (c.series, c.value) for c in checks}
     assert found == {
         "gpu": (16, None),
@@ -171,6 +172,7 @@ def test_the_recorded_run_passes_every_step_end_to_end(
     monkeypatch.setattr(runner_module, "POLL_S", 0.0)
     monkeypatch.setattr("gpuplane.cli.acceptance.time.time", clock)
     monkeypatch.setattr("gpuplane.cli.acceptance.time.sleep", clock.sleep)
+    monkeypatch.setattr("gpuplane.cli.acceptance.secrets.token_hex", lambda n: RUN)
     with replay_server(API, tmp_path) as (state, kubeconfig):
         args = ["acceptance", "run", str(tmp_path / "suite"), "--kubeconfig", str(kubeconfig), "--yes"]
         result = CliRunner().invoke(

@@ -108,7 +108,9 @@ def test_run_never_replaces_a_folder_without_its_marker(tmp_path: Path) -> None:
 @pytest.mark.parametrize("pod", ["../../outside", "a" * 253, ".hidden", "x/y", "ok-name"])
 def test_log_file_names_are_made_safe(tmp_path: Path, pod: str) -> None:
     evidence = Evidence(tmp_path / "b")
-    evidence.start({"bundle.json": '{\n  "kind": "gpuplane-acceptance-bundle",\n  "verdict": "incomplete"\n}\n'})
+    evidence.start(
+        {"bundle.json": '{\n  "kind": "gpuplane-acceptance-bundle",\n  "verdict": "incomplete"\n}\n'}
+    )
     evidence.log(pod, "text\n")
     logs = list((tmp_path / "b" / "logs").iterdir())
     assert [p.read_text() for p in logs] == ["text\n"]
@@ -121,7 +123,9 @@ def test_log_file_names_are_made_safe(tmp_path: Path, pod: str) -> None:
 
 def test_a_link_planted_in_the_bundle_is_replaced_not_followed(tmp_path: Path) -> None:
     evidence = Evidence(tmp_path / "b")
-    evidence.start({"bundle.json": '{\n  "kind": "gpuplane-acceptance-bundle",\n  "verdict": "incomplete"\n}\n'})
+    evidence.start(
+        {"bundle.json": '{\n  "kind": "gpuplane-acceptance-bundle",\n  "verdict": "incomplete"\n}\n'}
+    )
     victim = tmp_path / "victim.txt"
     victim.write_text("mine\n")
     (tmp_path / "b" / "results.json").symlink_to(victim)
@@ -168,7 +172,14 @@ def test_a_400_digit_step_does_not_lose_the_bundle(
     state, kubeconfig, fixtures = replay_copy
     log = fixtures / "logs" / "train-trainer-0-0-h5t8r.train.log"
     huge = json.dumps(
-        {"event": "progress", "gpuplane": "acceptance/v1", "pod": "p", "run": "r", "ts": 1795166331.0, "units": 1}
+        {
+            "event": "progress",
+            "gpuplane": "acceptance/v1",
+            "pod": "p",
+            "run": "r",
+            "ts": 1795166331.0,
+            "units": 1,
+        }
     ).replace('"units": 1', '"units": ' + "9" * 400)
     log.write_text(log.read_text() + f"step {'9' * 400}\n{huge}\n")
     bundle = tmp_path / "evidence"
@@ -220,7 +231,9 @@ def test_score_never_passes_nccl_at_a_bus_bandwidth_that_is_not_finite(tmp_path:
         (None, "9" * 5000 + "  4  float  sum  -1  1.0  2.0  3.0  0  1.0  2.0  3.0  0"),
     ],
 )
-def test_odd_nccl_footers_and_rows_are_not_a_crash(tmp_path: Path, footer: str | None, row: str | None) -> None:
+def test_odd_nccl_footers_and_rows_are_not_a_crash(
+    tmp_path: Path, footer: str | None, row: str | None
+) -> None:
     obs = passing()
     assert obs.nccl_log is not None
     text = obs.nccl_log
@@ -282,7 +295,9 @@ def _damage(bundle: Path, how: str) -> str:
     elif how == "1e400":
         obs_file.write_text(obs_file.read_text().replace('"admitted": 1700000030.0', '"admitted": 1e400'))
     elif how == "huge-int":
-        obs_file.write_text(obs_file.read_text().replace('"admitted": 1700000030.0', '"admitted": ' + "9" * 5000))
+        obs_file.write_text(
+            obs_file.read_text().replace('"admitted": 1700000030.0', '"admitted": ' + "9" * 5000)
+        )
     elif how == "string-time":
         obs_file.write_text(json.dumps({**data, "admitted": "soon"}))
     elif how == "events-object":
@@ -314,13 +329,21 @@ def _damage(bundle: Path, how: str) -> str:
         return "bundle"
     elif how == "binary":
         obs_file.write_bytes(b"\xff\xfe\x00garbage")
+    elif how in ("threshold-infinity", "threshold-string", "threshold-op"):
+        suite = json.loads((bundle / "suite.json").read_text())
+        edit = {"threshold-infinity": ("value", 1e308 * 10), "threshold-string": ("value", "300"),
+                "threshold-op": ("op", "!=")}[how]  # fmt: skip
+        suite["thresholds"]["nccl"][edit[0]] = edit[1]
+        (bundle / "suite.json").write_text(json.dumps(suite))
+        return "suite.json: error: thresholds.nccl:" if how != "threshold-infinity" else "suite.json"
     return "observations.json"
 
 
 DAMAGES = [
     "missing", "not-json", "list", "nan", "1e400", "huge-int", "string-time", "events-object",
     "pod-labels-list", "pod-missing-name", "pods-of-strings", "unknown-key", "series-bool",
-    "nccl-log-number", "deep", "link", "suite-list", "binary",
+    "nccl-log-number", "deep", "link", "suite-list", "binary", "threshold-infinity", "threshold-string",
+    "threshold-op",
 ]  # fmt: skip
 
 
@@ -335,7 +358,9 @@ def test_a_malformed_bundle_is_one_located_line_exit_2(tmp_path: Path, how: str)
     assert named in lines[0]
 
 
-def test_a_bundle_file_over_the_size_limit_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_bundle_file_over_the_size_limit_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from gpuplane.acceptance import bundle as bundle_module
     from gpuplane.limits import limits
 
@@ -404,6 +429,7 @@ def test_no_secret_reaches_any_output_of_a_run(
     everything = _outputs(result, bundle)
     assert (bundle / "results.json").exists(), result.output
     assert "http://***@127.0.0.1" in result.output  # without --context: the server URL, redacted
+    assert state.leftovers() == []
     _assert_no_secret(everything)
     # a server URL with ?token= cannot be used as a base URL (requests fail, exit 3): still redacted
     query = _secret_kubeconfig(tmp_path, port, query=True)
@@ -447,9 +473,36 @@ def test_an_upstream_error_body_is_reduced_to_status_and_a_redacted_reason(tmp_p
     _assert_no_secret(_outputs(result, tmp_path / "b"))
 
 
-@pytest.mark.parametrize("url", [f"https://u:{DATASET_PASSWORD}@data.example.com/x", f"s3://k:{DATASET_PASSWORD}@bucket/x"])
+@pytest.mark.parametrize(
+    "url", [f"https://u:{DATASET_PASSWORD}@data.example.com/x", f"s3://k:{DATASET_PASSWORD}@bucket/x"]
+)
 def test_render_refuses_credentials_in_a_source_url(tmp_path: Path, url: str) -> None:
     result = _render(tmp_path / "suite", "--dataset", url)
     assert result.exit_code == 2 and "carries credentials" in result.output
     _assert_no_secret(result.output)
     assert not (tmp_path / "suite").exists()
+
+
+KUBECONFIGS = {
+    "empty": b"",
+    "list": b"- a\n- b\n",
+    "no-contexts": b"apiVersion: v1\nkind: Config\n",
+    "missing-cluster": b"apiVersion: v1\nkind: Config\ncontexts:\n- name: c\n  context: {cluster: nope, user: u}\n"
+    b"current-context: c\n",
+    "binary": b"\xff\xfe\x00\x01",
+    "odd-types": b"apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: [1, 2]}\nusers:\n"
+    b"- name: u\n  user: {token: {a: 1}}\ncontexts:\n- name: c\n  context: {cluster: c, user: u}\ncurrent-context: c\n",
+    "ints": b"clusters: 5\ncontexts: 7\ncurrent-context: 9\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(KUBECONFIGS))
+def test_a_malformed_kubeconfig_is_one_located_line(tmp_path: Path, name: str) -> None:
+    config = tmp_path / "kubeconfig"
+    config.write_bytes(KUBECONFIGS[name])
+    args = ["acceptance", "run", str(_suite(tmp_path)), "--kubeconfig", str(config), "--yes"]
+    result = CliRunner().invoke(app, [*args, "-o", str(tmp_path / "b")])
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith(f"{config}: error: cannot use the kubeconfig: ")
+    assert not (tmp_path / "b").exists()  # nothing written before the cluster can be reached

@@ -64,6 +64,7 @@ class ReplayState:
     calls: list[str] = field(default_factory=list)
     created: list[tuple[str, str, str]] = field(default_factory=list)
     deleted: list[tuple[str, str, str]] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)  # every GET with its query string
     objects: dict[tuple[str, str, str], dict[str, Any]] = field(default_factory=dict)  # (kind, ns, name)
     queues: dict[str, list[list[str]]] = field(default_factory=dict)  # watch group -> events
     terminating: set[str] = field(default_factory=set)
@@ -149,6 +150,7 @@ class _Handler(BaseHTTPRequestHandler):
                 st.calls.append(f"WATCH {urlsplit(self.path).path}")
                 return self._watch(query)
             st.calls.append(f"GET {urlsplit(self.path).path}")
+            st.paths.append(self.path)
             return self._get(segments, query)
 
     def _watch(self, query: dict[str, list[str]]) -> None:

@@ -33,6 +33,7 @@ from typing import Any
 from gpuplane.acceptance.observations import Observations
 from gpuplane.acceptance.report import report_page
 from gpuplane.acceptance.results import Results
+from gpuplane.acceptance.thresholds import check_thresholds
 from gpuplane.account.promurl import redact_text
 from gpuplane.errors import InputError, OutputError
 from gpuplane.limits import limits
@@ -113,6 +114,10 @@ class Evidence:
             raise ValueError(f"not a path inside the bundle: {rel!r}")
         folder = self.dest
         try:
+            if not stat.S_ISDIR(os.lstat(folder).st_mode):
+                raise OutputError.at(
+                    str(folder), "is no longer a directory (a link?); refusing to write through it"
+                )
             for part in parts[:-1]:
                 folder = folder / part
                 try:
@@ -217,6 +222,9 @@ def load_bundle(path: Path) -> tuple[dict[str, Any], Observations]:
     data = _json(path / "observations.json")
     if not isinstance(suite, dict) or not isinstance(data, dict):
         raise InputError.single(str(path), "suite.json and observations.json must hold JSON objects")
+    bad = check_thresholds(suite)
+    if bad is not None:
+        raise InputError.single(str(path / "suite.json"), bad[1], path=bad[0])
     try:
         return suite, Observations.from_dict(data)
     except (TypeError, ValueError, AttributeError, KeyError) as exc:

@@ -27,6 +27,7 @@ from typing import Any, ParamSpec, TypeVar
 
 from gpuplane.account.promurl import redact_text, redact_url
 from gpuplane.errors import InputError, UpstreamError
+from gpuplane.limits import limits
 from gpuplane.vocab import KUEUE_GROUP
 
 __all__ = ["REQUEST_TIMEOUT_S", "Cluster", "NamespaceExists", "connect", "parse_time"]
@@ -61,6 +62,12 @@ def parse_time(text: object) -> float | None:
         return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
     except ValueError:
         return None
+
+
+def log_bytes() -> int:
+    """Most bytes of one container log read (the API's `limitBytes`): a quarter of `input_bytes`, so
+    the bundle's observations.json, which carries the NCCL log, stays readable by `acceptance score`."""
+    return limits().input_bytes // 4
 
 
 def _garbage() -> tuple[type[BaseException], ...]:
@@ -206,7 +213,7 @@ class Cluster:
 
         try:
             text = self.core.read_namespaced_pod_log(
-                pod, namespace, container=container, _request_timeout=self.timeout
+                pod, namespace, container=container, limit_bytes=log_bytes(), _request_timeout=self.timeout
             )
         except ApiException as exc:
             if exc.status in (400, 404):  # container not started yet, or pod gone

@@ -316,6 +316,11 @@ def run(args: argparse.Namespace) -> int:
     restored = held > 0
     emit("window_start", window_s=args.window, restored=restored, checkpoint_bytes=held)
     env = dict(os.environ, GPUPLANE_CHECKPOINT_DIR=args.checkpoint_dir, GPUPLANE_WINDOW_S=str(args.window))
+    # torchrun reads --master-addr/--master-port from PET_MASTER_ADDR/PORT; the Kubeflow Training
+    # Operator sets MASTER_ADDR/MASTER_PORT on PyTorchJob pods: pass them on when not set.
+    for name in ("MASTER_ADDR", "MASTER_PORT"):
+        if name in env and f"PET_{name}" not in env:
+            env[f"PET_{name}"] = env[name]
     try:
         child = subprocess.Popen(
             args.command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, bufsize=1

@@ -45,6 +45,8 @@ class SeriesCheck:
 class Observations:
     """Everything scoring reads. Times are Unix seconds; None means not observed."""
 
+    run_id: str | None = None  # the run's id (its label on everything it created)
+    namespace: str | None = None  # the namespace the run created (the suite's name plus the run id)
     submitted: float | None = None
     admitted: float | None = None
     running: float | None = None

@@ -6,9 +6,11 @@ spec (the team whose ClusterQueue will admit the suite) or raises `UsageError` s
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from gpuplane.acceptance.fabric import Fabric, fabric_for
 from gpuplane.acceptance.thresholds import Threshold, default_threshold, fabric_of, nccl_threshold
 from gpuplane.account.promurl import redact_url
 from gpuplane.errors import UsageError
@@ -66,6 +68,7 @@ class ResolvedSuite:
     nccl_max_bytes: str
     thresholds: dict[str, Threshold] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    fabric_needs: Fabric = field(default_factory=lambda: Fabric(None))
 
 
 def _pool(spec: PlatformSpec, name: str) -> NodePool:
@@ -118,6 +121,27 @@ def _resource(pool: NodePool, wanted: str | None) -> tuple[str, int]:
         )
     name, count = next(iter(per_node.items()))
     return name, count
+
+
+#: An image digest as registries write it (OCI image-spec descriptor.md: `sha256:` + 64 lowercase hex).
+_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
+
+
+def _check_image(image: str) -> None:
+    """A pinned digest must be a real one: not malformed, not a placeholder such as 64 zeros."""
+    if "@" not in image:
+        return
+    digest = image.rsplit("@", 1)[1]
+    if not _DIGEST.fullmatch(digest):
+        raise UsageError(
+            f"{image!r}: the digest must be sha256: and 64 lowercase hex digits", option="--image"
+        )
+    if len(set(digest.removeprefix("sha256:"))) == 1:
+        raise UsageError(
+            f"{image!r}: {digest[:14]}... is a placeholder, not the digest of an image; "
+            "pin the digest the registry reports for the production image",
+            option="--image",
+        )
 
 
 def _check_sources(options: SuiteOptions) -> None:
@@ -184,7 +208,9 @@ def resolve(spec: PlatformSpec, options: SuiteOptions) -> ResolvedSuite:
     if options.multi_node_kind not in MULTI_NODE_KINDS:
         raise UsageError(f"expected one of {', '.join(MULTI_NODE_KINDS)}", option="--multi-node-kind")
     _check_sources(options)
+    _check_image(options.image)
     fabric = options.fabric or fabric_of(pool.vm_size)
+    needs = fabric_for(fabric, pool.vm_size, options.nodes)
     thresholds = {
         "admission": default_threshold("max_admission_wait_s", options.max_admission_wait_s),
         "copy": default_threshold("min_copy_mb_per_s", options.min_copy_mb_per_s),
@@ -199,6 +225,15 @@ def resolve(spec: PlatformSpec, options: SuiteOptions) -> ResolvedSuite:
             thresholds["nccl"] = nccl
         if note:
             notes.append(note)
+    if needs.note:
+        notes.append(needs.note)
+    if needs.devices:
+        prefixes = ", ".join(sorted({r.split("/")[0] + "/" for r in needs.devices}))
+        notes.append(
+            f"the multi-node pods request {', '.join(sorted(needs.devices))}: Kueue admits them only if its "
+            f"Configuration lists {prefixes} in resources.excludeResourcePrefixes or the team's ClusterQueue "
+            "covers the resource (otherwise: resource ... unavailable in ClusterQueue)"
+        )
     if options.dataset is None and options.weights is None:
         notes.append("no --dataset or --weights: step 2 will be reported as skipped, and the run cannot pass")
     return ResolvedSuite(
@@ -213,4 +248,5 @@ def resolve(spec: PlatformSpec, options: SuiteOptions) -> ResolvedSuite:
         nccl_max_bytes=nccl_max,
         thresholds=thresholds,
         notes=tuple(notes),
+        fabric_needs=needs,
     )

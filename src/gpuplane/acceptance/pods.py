@@ -111,11 +111,12 @@ def _sources(suite: ResolvedSuite) -> tuple[list[str], list[dict[str, str]]]:
 
 
 def gpu_resources(suite: ResolvedSuite) -> dict[str, Any]:
-    """The container's GPU requests and limits. Quantities are strings, as the API server writes
-    them: the kubernetes client 37 validates bodies against `V1ResourceRequirements` (`Dict[str,
-    StrictStr]`) and refuses an integer before sending (see `acceptance.cluster`)."""
-    count = str(gpu_request(suite))
-    return {"limits": {suite.resource: count}, "requests": {suite.resource: count}}
+    """The container's GPU (and, across nodes, fabric device) requests and limits. Quantities are
+    strings, as the API server writes them: the kubernetes client 37 validates bodies against
+    `V1ResourceRequirements` (`Dict[str, StrictStr]`) and refuses an integer before sending (see
+    `acceptance.cluster`)."""
+    wanted = {suite.resource: str(gpu_request(suite)), **suite.fabric_needs.devices}
+    return {"limits": dict(wanted), "requests": dict(wanted)}
 
 
 def _guarded(step: str, argv: list[str]) -> list[str]:
@@ -143,7 +144,13 @@ def _fetch_container(
     return container
 
 
-def _train_container(suite: ResolvedSuite, mounts: list[dict[str, Any]]) -> dict[str, Any]:
+def _env(pairs: dict[str, str]) -> list[dict[str, Any]]:
+    return [{"name": k, "value": v} for k, v in pairs.items()]
+
+
+def _train_container(
+    suite: ResolvedSuite, mounts: list[dict[str, Any]], env: list[dict[str, Any]]
+) -> dict[str, Any]:
     run = [
         "python3",
         HELPER_PATH,
@@ -159,14 +166,17 @@ def _train_container(suite: ResolvedSuite, mounts: list[dict[str, Any]]) -> dict
         "name": train_container(suite),
         "image": suite.options.image,
         "command": _guarded("train", [*run, "--", *suite.options.command]),
-        "env": [{"name": "GPUPLANE_DATA_DIR", "value": DATA_MOUNT}],
+        "env": [{"name": "GPUPLANE_DATA_DIR", "value": DATA_MOUNT}, *_env(suite.fabric_needs.env), *env],
         "resources": gpu_resources(suite),
         "volumeMounts": mounts,
     }
 
 
-def train_pod_template(suite: ResolvedSuite, restart_policy: str = "Never") -> dict[str, Any]:
-    """The pod template of the training workload (steps 1, 2, 4, 5)."""
+def train_pod_template(
+    suite: ResolvedSuite, restart_policy: str = "Never", env: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """The pod template of the training workload (steps 1, 2, 4, 5); `env` is added to the training
+    container (the rendezvous of a multi-node workload)."""
     source_args, pvcs = _sources(suite)
     helper: dict[str, Any] = {"name": "helper", "mountPath": HELPER_MOUNT, "readOnly": True}
     data: dict[str, Any] = {"name": "data", "mountPath": DATA_MOUNT}
@@ -192,6 +202,6 @@ def train_pod_template(suite: ResolvedSuite, restart_policy: str = "Never") -> d
         spec["tolerations"] = tolerations
     if source_args:
         spec["initContainers"] = [_fetch_container(suite, source_args, fetch_mounts)]
-    spec["containers"] = [_train_container(suite, train_mounts)]
+    spec["containers"] = [_train_container(suite, train_mounts, env or [])]
     spec["volumes"] = volumes
     return {"metadata": {"labels": pod_labels(suite, "train")}, "spec": spec}

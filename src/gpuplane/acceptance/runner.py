@@ -35,6 +35,7 @@ import yaml
 from gpuplane.acceptance.cluster import Cluster, parse_time
 from gpuplane.acceptance.observations import Observations, PodRecord, helper_events, run_of
 from gpuplane.acceptance.suite import SUITE_FILE
+from gpuplane.acceptance.thresholds import check_thresholds
 from gpuplane.account.promurl import redact_text
 from gpuplane.errors import InputError, UpstreamError
 from gpuplane.limits import limits
@@ -140,7 +141,7 @@ def _read_suite_file(suite_file: Path) -> dict[str, Any]:
     if len(data) > cap:
         raise InputError.single(str(suite_file), f"larger than {cap} bytes (limit input_bytes)")
     try:
-        info = json.loads(data.decode("utf-8"))
+        info = json.loads(data.decode("utf-8"), parse_constant=_no_constant)
     except (ValueError, RecursionError) as exc:
         raise InputError.single(str(suite_file), f"not JSON: {str(exc)[:200]}") from None
     if not isinstance(info, dict):
@@ -153,7 +154,14 @@ def _read_suite_file(suite_file: Path) -> dict[str, Any]:
             raise _problem(suite_file, key, "missing or not a JSON object")
     if not isinstance(info.get("nodes"), int) or isinstance(info["nodes"], bool) or info["nodes"] < 1:
         raise _problem(suite_file, "nodes", f"{info.get('nodes')!r} is not a positive whole number")
+    bad = check_thresholds(info)
+    if bad is not None:
+        raise _problem(suite_file, *bad)
     return info
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a finite number")
 
 
 def load_plan(directory: Path) -> Plan:
@@ -225,7 +233,7 @@ class Runner:
         self.namespace = run_namespace(plan.namespace, run_id)
         self.objects = [self._owned(o) for o in plan.objects]
         self.on_log = on_log  # called with (pod, text) as soon as a log is collected (evidence first)
-        self.obs = Observations()
+        self.obs = Observations(run_id=run_id, namespace=self.namespace)
         self.logs: dict[str, str] = {}
         self.pods: dict[str, dict[str, Any]] = {}
         self.namespace_sent = False  # the create was sent: the namespace may exist

@@ -7,6 +7,7 @@ from, so a failed step can say "busbw_at_max 212.4 GB/s < 300 GB/s (NVIDIA/aicr 
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import asdict, dataclass
 from importlib import resources
 from typing import Any, Literal
@@ -17,6 +18,7 @@ from gpuplane.acceptance.nccl import METRICS
 
 __all__ = [
     "Threshold",
+    "check_thresholds",
     "default_threshold",
     "fabric_of",
     "nccl_config",
@@ -55,7 +57,25 @@ def threshold_from_dict(data: dict[str, Any]) -> Threshold:
     op = data["op"]
     if op not in (">=", "<="):
         raise ValueError(f"unknown comparison {op!r}")
-    return Threshold(str(data["metric"]), op, float(data["value"]), str(data["unit"]), str(data["source"]))
+    value = data["value"]
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(float(value)):
+        raise ValueError(f"value {value!r} is not a finite number")
+    return Threshold(str(data["metric"]), op, float(value), str(data["unit"]), str(data["source"]))
+
+
+def check_thresholds(info: dict[str, Any]) -> tuple[str, str] | None:
+    """(field, message) for the first threshold of a suite that cannot be read back, or None."""
+    thresholds = info.get("thresholds", {})
+    if not isinstance(thresholds, dict):
+        return "thresholds", "not a JSON object"
+    for name, data in thresholds.items():
+        try:
+            if not isinstance(data, dict):
+                raise TypeError("not a JSON object")
+            threshold_from_dict(data)
+        except (KeyError, TypeError, ValueError, OverflowError) as exc:
+            return f"thresholds.{name}", str(exc)[:200]
+    return None
 
 
 @functools.cache

@@ -25,6 +25,7 @@ from gpuplane.render import kueue, tenancy
 from gpuplane.render.common import effective_taints, k8s_object, metadata, toleration_for
 from gpuplane.spec import derived
 from gpuplane.vocab import (
+    JOB_COMPLETION_INDEX_ANNOTATION,
     LABEL_ACCEPTANCE,
     LABEL_ACCEPTANCE_STEP,
     LABEL_POOL,
@@ -37,6 +38,9 @@ __all__ = ["NCCL_NAME", "TRAIN_NAME", "base_objects", "helper_source", "nccl_mpi
 
 TRAIN_NAME = "train"
 NCCL_NAME = "nccl-allreduce"
+REPLICATED_JOB = "trainer"
+#: torchrun's default --master-port (torch/distributed/run.py, `--master-port` default 29500).
+RENDEZVOUS_PORT = "29500"
 # Retries after the runner deletes a pod in step 5 (the deleted pod counts as one failure).
 BACKOFF_LIMIT = 3
 
@@ -111,12 +115,34 @@ def train_workload(suite: ResolvedSuite) -> dict[str, Any]:
     if suite.options.multi_node_kind == "pytorchjob":
         return _pytorchjob(suite, meta)
     job = _job_spec(suite, suite.options.nodes)
+    job["template"] = train_pod_template(suite, env=_jobset_rendezvous(suite))
     job.pop("suspend")
     spec = {
         "suspend": True,
-        "replicatedJobs": [{"name": "trainer", "replicas": 1, "template": {"spec": job}}],
+        # DNS hostnames (JobSet's default, written out): pod N is `train-trainer-0-N.train`
+        "network": {"enableDNSHostnames": True, "subdomain": TRAIN_NAME},
+        "replicatedJobs": [{"name": REPLICATED_JOB, "replicas": 1, "template": {"spec": job}}],
     }
     return k8s_object("jobset.x-k8s.io/v1alpha2", "JobSet", meta, spec=spec)
+
+
+def _jobset_rendezvous(suite: ResolvedSuite) -> list[dict[str, Any]]:
+    """torchrun's static rendezvous through its `PET_*` environment (torch/distributed/argparse_util.py
+    `env` action: an option's value comes from PET_<OPTION> when not given on the command line):
+    the node count, this pod's node rank (its Job completion index) and the coordinator, pod 0 by
+    the hostname JobSet gives it (jobset pkg/webhooks/jobset_webhook.go: DNS hostnames on by default,
+    subdomain the JobSet's name; pod hostname `<jobset>-<replicatedJob>-<jobIndex>-<podIndex>`)."""
+    return [
+        {"name": "PET_NNODES", "value": str(suite.options.nodes)},
+        {
+            "name": "PET_NODE_RANK",
+            "valueFrom": {
+                "fieldRef": {"fieldPath": f"metadata.annotations['{JOB_COMPLETION_INDEX_ANNOTATION}']"}
+            },
+        },
+        {"name": "PET_MASTER_ADDR", "value": f"{TRAIN_NAME}-{REPLICATED_JOB}-0-0.{TRAIN_NAME}"},
+        {"name": "PET_MASTER_PORT", "value": RENDEZVOUS_PORT},
+    ]
 
 
 def _pytorchjob(suite: ResolvedSuite, meta: dict[str, Any]) -> dict[str, Any]:
@@ -130,7 +156,14 @@ def _pytorchjob(suite: ResolvedSuite, meta: dict[str, Any]) -> dict[str, Any]:
         }
         for role, count in replicas.items()
     }
-    spec = {"pytorchReplicaSpecs": specs, "runPolicy": {"suspend": True, "backoffLimit": BACKOFF_LIMIT}}
+    # nprocPerNode makes the Training Operator set PET_NPROC_PER_NODE, PET_NODE_RANK and PET_NNODES
+    # beside MASTER_ADDR/MASTER_PORT (pkg/controller.v1/pytorch/envvar.go setPodEnv); the helper
+    # passes MASTER_ADDR/PORT on as PET_MASTER_ADDR/PORT for torchrun.
+    spec = {
+        "nprocPerNode": str(gpu_request(suite)),
+        "pytorchReplicaSpecs": specs,
+        "runPolicy": {"suspend": True, "backoffLimit": BACKOFF_LIMIT},
+    }
     return k8s_object("kubeflow.org/v1", "PyTorchJob", meta, spec=spec)
 
 
@@ -153,7 +186,8 @@ def nccl_mpijob(suite: ResolvedSuite) -> dict[str, Any]:
     gpus = gpu_request(suite)
     ranks = str(gpus * suite.options.nodes)
     values = {"ranks": ranks, "max_bytes": suite.nccl_max_bytes}
-    launcher_cmd = [*_fill(cfg["mpirun"], values), cfg["binary"], *_fill(cfg["flags"], values)]
+    fabric_env = [arg for k, v in suite.fabric_needs.env.items() for arg in ("-x", f"{k}={v}")]
+    launcher_cmd = [*_fill(cfg["mpirun"], values), *fabric_env, cfg["binary"], *_fill(cfg["flags"], values)]
     launcher = {"name": "launcher", "image": suite.options.image, "command": launcher_cmd}
     worker = {
         "name": "worker",

@@ -252,7 +252,7 @@ def run_command(
         for line in runner.remains():
             err.print(f"gpuplane acceptance run: {line}", markup=False)
         evidence.add("observations.json", to_json(runner.obs.as_dict()))
-    _prometheus(prometheus, plan.info, obs)
+    _prometheus(prometheus, {**plan.info, "namespace": runner.namespace}, obs)  # the series are there
     results = score(plan.info, obs)
     evidence.finish(results, obs)
     _summary(results)

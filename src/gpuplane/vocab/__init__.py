@@ -207,3 +207,11 @@ def ksm_resource(name: str) -> str:
     kube-state-metrics internal/store/utils.go sanitizes with `[^a-zA-Z0-9_]` -> `_` (v2.20).
     """
     return re.sub(r"[^a-zA-Z0-9_]", "_", name)
+
+
+# -- fabric devices (AWS EFA device plugin, NVIDIA Network Operator RDMA shared device plugin) --
+EFA_RESOURCE = _n("fabric_devices", "efa_resource")
+RDMA_SHARED_RESOURCE = _n("fabric_devices", "rdma_shared_resource")
+#: Fabric device resources by the key `acceptance/data/fabrics.yaml` names them with.
+FABRIC_RESOURCES = {"efa": EFA_RESOURCE, "rdma_shared": RDMA_SHARED_RESOURCE}
+JOB_COMPLETION_INDEX_ANNOTATION = _n("job_identity", "job_completion_index_annotation")
