@@ -47,6 +47,7 @@ CLUSTER_SCOPED = frozenset(
         "StorageClass",
         "NVIDIADriver",
         "GPUOperatorValues",
+        "MigPartedConfig",
         "Cohort",
         "RuntimeClass",
     }

@@ -58,6 +58,8 @@ class Pool:
     waivers: set[str] = field(default_factory=set)
     compact_placement: bool = False
     mig_layout_unknown: bool = False
+    accelerator: str | None = None  # catalog GPU name, where the source says which GPU the pool has
+    provider: str = ""  # the platform spec's provider, for spec pools
     fields: dict[str, Path] = field(default_factory=dict)
 
     def pos(self, name: str, *, key: bool = True) -> Pos:

@@ -16,6 +16,7 @@ from gpuplane.audit.readers import (
     gpu_operator_values,
     karpenter,
     kubernetes,
+    mig_parted,
     nothing_to_audit,
     platform_spec,
 )
@@ -41,6 +42,7 @@ __all__ = [
     "gpu_operator_values",
     "karpenter",
     "kubernetes",
+    "mig_parted",
     "nothing_to_audit",
     "parse_finding",
     "platform_spec",
