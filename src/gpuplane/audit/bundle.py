@@ -48,6 +48,8 @@ CLUSTER_SCOPED = frozenset(
         "NVIDIADriver",
         "GPUOperatorValues",
         "MigPartedConfig",
+        "DRADriverValues",
+        "DevicePluginValues",
         "Cohort",
         "RuntimeClass",
     }

@@ -18,6 +18,7 @@ from gpuplane.audit.readers import (
     kubernetes,
     mig_parted,
     nothing_to_audit,
+    nvidia_helm_values,
     platform_spec,
 )
 from gpuplane.audit.readers.files import SUFFIXES, read_path, read_text
@@ -44,6 +45,7 @@ __all__ = [
     "kubernetes",
     "mig_parted",
     "nothing_to_audit",
+    "nvidia_helm_values",
     "parse_finding",
     "platform_spec",
     "read_path",
