@@ -113,3 +113,33 @@ def test_spec_pool_selects_a_config_that_has_no_entry_for_its_gpu(tmp_path: Path
     )
     (hit,) = _mig(audit_files(wrong, spec=spec))
     assert hit.rule == "GPU041" and hit.name == "a100-mig" and "no entry for A100-80GB" in hit.message
+
+
+def _entry(pci: str, layout: list[str]) -> str:
+    counts: dict[str, int] = {}
+    for name in layout:
+        counts[name] = counts.get(name, 0) + 1
+    devices = ", ".join(f'"{k}": {v}' for k, v in counts.items())
+    return (
+        f'version: v1\nmig-configs:\n  c:\n    - device-filter: "{pci}"\n      devices: all\n'
+        f"      mig-enabled: true\n      mig-devices: {{{devices}}}\n"
+    )
+
+
+def test_every_catalog_mig_gpu_maximal_layouts_pass_and_one_more_profile_fails() -> None:
+    # Theory: a maximal layout fits (by definition), and no profile can be added to it.
+    from gpuplane.catalog import load_catalog
+    from gpuplane.sharing.mig import maximal_layouts
+
+    checked = 0
+    for acc in load_catalog().accelerators():
+        if not acc.mig_capable or not acc.pci_device_ids:
+            continue
+        pci = acc.pci_device_ids[0]
+        for layout in maximal_layouts(acc)[:6]:
+            assert [f.message for f in audit_yaml(_entry(pci, layout)) if f.rule == "GPU040"] == []
+            for extra in sorted(acc.mig_profiles)[:3]:
+                hits = [f for f in audit_yaml(_entry(pci, [*layout, extra])) if f.rule == "GPU040"]
+                assert len(hits) == 1 and acc.name in hits[0].message, (acc.name, layout, extra)
+            checked += 1
+    assert checked >= 10  # every MIG GPU of the catalog with a PCI id contributes
