@@ -113,3 +113,17 @@ def test_generic_fixed_pools_are_not_asked_to_scale_to_zero_or_spread_zones(tmp_
     assert not ids & {"GPU016", "GPU018"}
     spec.write_text(GENERIC.format(provider="aks"))  # a provider whose pools scale: both apply
     assert {"GPU016", "GPU018"} <= {f.rule for f in audit_files(spec=spec)}
+
+
+def test_rendered_node_group_selecting_a_layout_its_gpu_cannot_hold(tmp_path: Path) -> None:
+    # eks-dra's a100-mig node group (p4de, A100 80GB) selects gpuplane-a100-mig; written for an
+    # A100 40GB (1g.5gb profiles) the layout is one the A100 80GB does not have.
+    out = _render(REPO / "examples" / "eks-dra.yaml", tmp_path / "out")
+    assert [f for f in audit_files(out) if f.rule == "GPU041"] == []
+    config = out / "devices" / "mig-parted-config.yaml"
+    text = config.read_text()
+    assert "1g.10gb: 2\n" in text
+    config.write_text(text.replace("1g.10gb: 2\n", "1g.5gb: 2\n"))
+    hits = [f for f in audit_files(out) if f.rule == "GPU041"]
+    assert [(f.name, f.file.endswith("eks-nodegroups.yaml")) for f in hits] == [("a100-mig", True)]
+    assert "1g.5gb" in hits[0].message
