@@ -6,8 +6,10 @@ NVIDIA's tables (data/cuda_compat.yaml, data/cuda_driver.csv, data/ngc_images.cs
 from __future__ import annotations
 
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
-from gpuplane.audit.facts import driver_cuda, minor_version_min_drivers
+from gpuplane.audit.facts import cuda_min_driver, driver_cuda, minor_version_min_drivers
 from tests.audit.helpers import audit_yaml
 
 POD = """apiVersion: v1
@@ -87,3 +89,39 @@ def test_driver_cuda_versions_follow_table_3() -> None:
     assert driver_cuda((550, 54, 15)) == (12, 4)
     assert driver_cuda((580, 65, 6)) == (13, 0)
     assert minor_version_min_drivers() == {13: (580,), 12: (525,), 11: (450, 80, 2)}
+
+
+def _driver_text(version: tuple[int, ...]) -> str:
+    return ".".join(str(p) for p in version)
+
+
+@given(st.sampled_from(sorted(cuda_min_driver().items())), st.integers(0, 3))
+def test_a_driver_at_or_above_the_toolkit_driver_is_never_flagged(
+    row: tuple[tuple[int, int], tuple[int, ...]], bump: int
+) -> None:
+    cuda, need = row
+    driver = _driver_text((need[0] + bump, *need[1:]))
+    assert _gpu021(driver, f"nvcr.io/nvidia/cuda:{cuda[0]}.{cuda[1]}.0-runtime-ubuntu22.04") == []
+
+
+@given(st.sampled_from(sorted(cuda_min_driver())), st.integers(1, 60))
+def test_a_driver_below_the_major_floor_is_always_flagged(cuda: tuple[int, int], below: int) -> None:
+    floor = minor_version_min_drivers().get(cuda[0])
+    assume(floor is not None and floor[0] - below > 300)
+    assert floor is not None
+    driver = f"{floor[0] - below}.10.01"
+    assert len(_gpu021(driver, f"nvcr.io/nvidia/cuda:{cuda[0]}.{cuda[1]}.0-runtime-ubuntu22.04")) == 1
+
+
+@given(st.sampled_from(sorted(cuda_min_driver())))
+def test_within_the_major_family_minor_version_compatibility_holds(cuda: tuple[int, int]) -> None:
+    floor = minor_version_min_drivers().get(cuda[0])
+    assume(floor is not None)
+    assert floor is not None
+    # the floor of a major family (525 for 12.x) runs every minor of the family
+    assert (
+        _gpu021(
+            _driver_text(floor + (0,) * (3 - len(floor))), f"nvcr.io/nvidia/cuda:{cuda[0]}.{cuda[1]}.0-base"
+        )
+        == []
+    )
