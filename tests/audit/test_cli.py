@@ -66,7 +66,7 @@ def test_out_file_is_written_whole(tmp_path: Path) -> None:
 
 def test_rules_lists_every_rule_and_explain_prints_one() -> None:
     listed = runner.invoke(app, ["audit", "rules"]).output.splitlines()
-    assert len(listed) == 31 and listed[7].startswith("GPU007")
+    assert len(listed) == 33 and listed[7].startswith("GPU007")  # GPU000-GPU030, GPU040, GPU041
     explained = runner.invoke(app, ["audit", "explain", "gpu007"]).output
     assert explained.startswith("GPU007") and "How to fix" in explained and "NoSchedule" in explained
 

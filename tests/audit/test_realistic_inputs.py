@@ -190,7 +190,7 @@ def test_cronjob_labels_on_its_job_template_count() -> None:
 def test_cuda_of_a_container_without_gpu_is_not_matched_to_the_driver() -> None:
     path = REALISTIC / "cuda-sidecar-on-535.yaml"
     assert "GPU021" not in rule_ids(audit_files(path))
-    text = path.read_text().replace("cuda:12.2.2-runtime", "cuda:12.4.1-runtime")
+    text = path.read_text().replace("cuda:12.2.2-runtime", "cuda:13.0.1-runtime")
     hits = _by(audit_yaml(text), "GPU021")
     assert len(hits) == 1 and "'server'" in hits[0].message
 

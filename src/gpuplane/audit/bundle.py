@@ -46,6 +46,9 @@ CLUSTER_SCOPED = frozenset(
         "StorageClass",
         "NVIDIADriver",
         "GPUOperatorValues",
+        "MigPartedConfig",
+        "DRADriverValues",
+        "DevicePluginValues",
         "Cohort",
         "RuntimeClass",
     }

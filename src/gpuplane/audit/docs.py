@@ -21,7 +21,10 @@ offending field (file, line, column).
 Suppress a finding with the annotation `${ignore}: GPU010,GPU014` on the object, with
 `ignore:` / `exclude:` in a config file (`--config`), or with a platform-spec pool `waivers` entry.
 GPU system components (the GPU Operator's and device plugin's namespaces and DaemonSets) are exempt
-from tenant rules by default (`systemComponents`, `exemptSystemComponents` in the config).
+from tenant rules by default (`systemComponents`, `exemptSystemComponents` in the config); so is a
+DaemonSet outside tenant namespaces whose every container runs one of NVIDIA's system images (GFD,
+device plugin, DCGM exporter, MIG manager, DRA driver, validator: `systemImages`), as NVIDIA's static
+manifests name no namespace.
 
 Exit codes: 0 clean, 1 findings at or above `--fail-on`, 2 usage or input errors.
 
@@ -55,6 +58,7 @@ exemptSystemComponents: true
 systemComponents:                      # replaces the default list
   - {namespace: gpu-operator}
   - {namespace: kube-system, name: "nvidia-*"}
+systemImages: [nvcr.io/nvidia/k8s-device-plugin]   # replaces the default list (repositories)
 platformNamespaces: [kube-system, gpu-operator, monitoring]   # never tenant namespaces
 teamLabels: [${team}, team]
 classLabels: [${klass}]

@@ -83,3 +83,55 @@ def cuda_min_driver() -> dict[tuple[int, int], tuple[int, ...]]:
 def driver_for_cuda(cuda: tuple[int, int]) -> tuple[int, ...] | None:
     """The minimum driver for a CUDA version; for versions newer than the table, None."""
     return cuda_min_driver().get(cuda)
+
+
+@functools.cache
+def minor_version_min_drivers() -> dict[int, tuple[int, ...]]:
+    """The oldest driver each CUDA major runs on through minor-version compatibility."""
+    data = yaml.safe_load(_text("cuda_compat.yaml"))
+    return {int(k): version_tuple(str(v)) or () for k, v in data["minor_version_min_driver"].items()}
+
+
+def driver_cuda(driver: tuple[int, ...]) -> tuple[int, int] | None:
+    """The newest CUDA major.minor whose toolkit driver (Table 3) is at most `driver`: what the
+    driver reports as its CUDA version. None for a driver older than the table."""
+    fits = [cuda for cuda, need in cuda_min_driver().items() if need <= driver]
+    return max(fits) if fits else None
+
+
+@dataclass(frozen=True)
+class NgcImage:
+    """One NGC image release: its CUDA version and where that was read."""
+
+    repository: str
+    release: str
+    variant: str
+    cuda: tuple[int, ...]
+    source: str
+
+
+@functools.cache
+def ngc_images() -> tuple[NgcImage, ...]:
+    """NGC framework and inference image releases with their CUDA versions (`ngc_images.csv`)."""
+    lines = [ln for ln in _text("ngc_images.csv").splitlines() if ln and not ln.startswith("#")]
+    return tuple(
+        NgcImage(
+            row["repository"], row["release"], row["variant"], version_tuple(row["cuda"]) or (), row["source"]
+        )
+        for row in csv.DictReader(io.StringIO("\n".join(lines)))
+    )
+
+
+_NGC_TAG = re.compile(r"^(\d{2}\.\d{2})(?:-(.+))?$")
+
+
+def ngc_cuda(repository: str, tag: str) -> NgcImage | None:
+    """The listed NGC release an image reference names (`24.05-py3`), or None."""
+    m = _NGC_TAG.match(tag)
+    if not m:
+        return None
+    release, variant = m.group(1), m.group(2) or ""
+    for image in ngc_images():
+        if image.repository == repository and image.release == release and image.variant in ("*", variant):
+            return image
+    return None

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpuplane.audit.objects import Path, Pos, as_dict, as_str, position
+from gpuplane.catalog import load_catalog
 from gpuplane.vocab import LABEL_CLASS, is_mig_resource
 
 Taint = tuple[str, str, str]  # key, value, effect (Kubernetes spelling)
@@ -58,6 +59,8 @@ class Pool:
     waivers: set[str] = field(default_factory=set)
     compact_placement: bool = False
     mig_layout_unknown: bool = False
+    accelerator: str | None = None  # catalog GPU name, where the source says which GPU the pool has
+    provider: str = ""  # the platform spec's provider, for spec pools
     fields: dict[str, Path] = field(default_factory=dict)
 
     def pos(self, name: str, *, key: bool = True) -> Pos:
@@ -102,3 +105,10 @@ def to_int(value: Any) -> int | None:
 def str_labels(value: Any) -> dict[str, str]:
     """A label map with string keys and values."""
     return {str(k): as_str(v) for k, v in as_dict(value).items()}
+
+
+def single_accelerator(provider: str, vm_types: list[str]) -> str | None:
+    """The catalog GPU of a pool's VM types when they all have the same one (else None)."""
+    catalog = load_catalog()
+    found = {sku.accelerator if (sku := catalog.vm_sku(provider, t)) is not None else None for t in vm_types}
+    return found.pop() if len(found) == 1 and None not in found else None

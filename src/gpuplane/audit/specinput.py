@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpuplane.audit.pools import Pool
+from gpuplane.render.device_configs import device_node_labels
 from gpuplane.spec import PlatformSpec, derived, parse_spec
 from gpuplane.yamlio import load_one
 
@@ -59,6 +60,7 @@ def _pool(spec_pool: Any, index: int, raw: Any, file: str) -> Pool:
     # A topology pool with a fabric or compact placement is rendered as one (eksctl efaEnabled, GKE
     # --placement-type COMPACT): the one-zone pool GPU018 exempts.
     p.compact_placement = topo is not None and (topo.compact_placement or topo.fabric.type != "none")
+    p.accelerator = spec_pool.accelerator
     return p
 
 
@@ -67,6 +69,9 @@ def load_spec_input(text: str, file: str) -> SpecInput:
     spec, _warnings = parse_spec(text, file)
     raw = load_one(text, file)
     pools = [_pool(sp, i, raw, file) for i, sp in enumerate(spec.node_pools)]
+    for sp, pool in zip(spec.node_pools, pools, strict=True):
+        pool.provider = spec.cluster.provider
+        pool.labels.update(device_node_labels(spec, sp))  # the MIG config its nodes select
     values = {pc.name: pc.value for pc in spec.queueing.priority_classes}
     use: dict[str, SpecPoolUse] = {p.name: SpecPoolUse() for p in pools}
     for team in spec.teams:

@@ -31,7 +31,8 @@ def test_image_reference_parsing(image: str, expected: tuple[str, str, bool]) ->
         ("nvidia/cuda:11.8.0-base-ubuntu22.04", [], (11, 8)),
         ("pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime", [], (12, 4)),
         ("ghcr.io/org/train:2.1-cu121", [], (12, 1)),
-        ("nvcr.io/nvidia/pytorch:24.05-py3", [], None),
+        ("nvcr.io/nvidia/pytorch:24.05-py3", [], (12, 4)),  # NGC 24.05: CUDA 12.4.1
+        ("nvcr.io/nvidia/pytorch:99.01-py3", [], None),  # a release the table does not list: no guess
         (
             "app:1.0",
             [{"name": "NVIDIA_REQUIRE_CUDA", "value": "cuda>=12.6 brand=tesla,driver>=535,driver<536"}],

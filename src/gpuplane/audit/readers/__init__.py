@@ -16,7 +16,9 @@ from gpuplane.audit.readers import (
     gpu_operator_values,
     karpenter,
     kubernetes,
+    mig_parted,
     nothing_to_audit,
+    nvidia_helm_values,
     platform_spec,
 )
 from gpuplane.audit.readers.files import SUFFIXES, read_path, read_text
@@ -41,7 +43,9 @@ __all__ = [
     "gpu_operator_values",
     "karpenter",
     "kubernetes",
+    "mig_parted",
     "nothing_to_audit",
+    "nvidia_helm_values",
     "parse_finding",
     "platform_spec",
     "read_path",

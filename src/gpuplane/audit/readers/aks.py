@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from gpuplane.audit.objects import Path, as_list, as_str
-from gpuplane.audit.pools import Pool, Taint, classes_from, str_labels, to_int
+from gpuplane.audit.pools import Pool, Taint, classes_from, single_accelerator, str_labels, to_int
 from gpuplane.audit.readers.registry import Document, Inputs, Reader, register_reader
 from gpuplane.catalog import load_catalog
 from gpuplane.catalog.providers import provider_facts
@@ -50,6 +50,7 @@ def aks_pools(items: list[Any], file: str, root: Any, prefix: Path = ()) -> list
         p.gpu = bool(AKS_GPU_VM.match(vm))
         sku = catalog.vm_sku("aks", vm)
         p.gpus_per_node = sku.gpus if sku else None
+        p.accelerator = single_accelerator("aks", [vm])
         if p.gpus_per_node:
             p.resources = {GPU_RESOURCE: p.gpus_per_node}
         if as_str(ap.get("gpuInstanceProfile")).upper().startswith("MIG"):

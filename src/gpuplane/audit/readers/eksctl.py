@@ -11,7 +11,15 @@ from __future__ import annotations
 from typing import Any
 
 from gpuplane.audit.objects import as_list, as_str, get
-from gpuplane.audit.pools import AWS_GPU_INSTANCE, Pool, Taint, classes_from, str_labels, to_int
+from gpuplane.audit.pools import (
+    AWS_GPU_INSTANCE,
+    Pool,
+    Taint,
+    classes_from,
+    single_accelerator,
+    str_labels,
+    to_int,
+)
 from gpuplane.audit.readers.registry import Document, Inputs, Reader, register_reader
 from gpuplane.catalog import load_catalog
 from gpuplane.vocab import GPU_RESOURCE
@@ -67,6 +75,7 @@ def eksctl_pools(doc: Any, file: str) -> list[Pool]:
             p.gpu = any(AWS_GPU_INSTANCE.match(t) for t in types)
             counts = [sku.gpus for t in types if (sku := catalog.vm_sku("eks", t)) is not None]
             p.gpus_per_node = min(counts) if counts else None
+            p.accelerator = single_accelerator("eks", types)
             if counts and len(counts) == len(types) and max(counts):
                 # a pod may land on the largest type; an unknown type leaves the size unknown
                 p.resources = {GPU_RESOURCE: max(counts)}

@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from gpuplane.audit.objects import as_dict, as_list, as_str, get
-from gpuplane.audit.pools import AWS_GPU_INSTANCE, Pool, classes_from, str_labels
+from gpuplane.audit.pools import AWS_GPU_INSTANCE, Pool, classes_from, single_accelerator, str_labels
 from gpuplane.audit.readers.registry import Document, Inputs, Reader, register_reader
 from gpuplane.catalog import load_catalog
 from gpuplane.vocab import (
@@ -68,6 +68,7 @@ def karpenter_pools(doc: dict[str, Any], file: str) -> list[Pool]:
         or any(values and set(values) <= {"p", "g"} for values in categories)
     )
     counts = [sku.gpus for t in types if (sku := load_catalog().vm_sku("eks", t)) is not None]
+    p.accelerator = single_accelerator("eks", types)
     if counts and len(counts) == len(types):
         p.gpus_per_node = max(counts)
         p.resources = {GPU_RESOURCE: p.gpus_per_node}

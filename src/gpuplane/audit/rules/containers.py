@@ -6,7 +6,13 @@ import re
 from collections.abc import Iterator
 
 from gpuplane.audit.bundle import Bundle
-from gpuplane.audit.facts import driver_for_cuda, version_tuple
+from gpuplane.audit.facts import (
+    driver_cuda,
+    driver_for_cuda,
+    minor_version_min_drivers,
+    ngc_cuda,
+    version_tuple,
+)
 from gpuplane.audit.images import image_tag
 from gpuplane.audit.model import Finding, rule
 from gpuplane.audit.nodes import NodeInfo
@@ -276,6 +282,14 @@ def container_cuda(c: Container) -> tuple[tuple[int, int], tuple[str | int, ...]
     repo, tag, _ = image_tag(c.image)
     if not tag:
         return None
+    ngc = ngc_cuda(repo, tag)  # NGC framework images name a release, not a CUDA version
+    if ngc is not None and len(ngc.cuda) >= 2:
+        cuda_text = ".".join(map(str, ngc.cuda))
+        return (
+            (ngc.cuda[0], ngc.cuda[1]),
+            (*c.path, "image"),
+            f"image {c.image}, CUDA {cuda_text} ({ngc.source})",
+        )
     if repo.rsplit("/", 1)[-1] == "cuda" and (v := version_tuple(tag)) and len(v) >= 2:
         return ((v[0], v[1]), (*c.path, "image"), f"image {c.image}")
     m = _TAG_CUDA.search(tag)
@@ -285,16 +299,73 @@ def container_cuda(c: Container) -> tuple[tuple[int, int], tuple[str | int, ...]
     return None
 
 
-def _too_old(cuda: tuple[int, int], node_cuda: tuple[int, int] | None, driver: str | None) -> str | None:
-    """Why a node/pool cannot run `cuda`, or None when it can (or we cannot tell)."""
-    if node_cuda is not None:
-        return f"its driver supports CUDA {node_cuda[0]}.{node_cuda[1]}" if node_cuda < cuda else None
-    need = driver_for_cuda(cuda)
+def _require_holds(require: str, driver: tuple[int, ...], cuda_of_driver: tuple[int, int] | None) -> bool:
+    """Whether NVIDIA_REQUIRE_CUDA admits a driver: space-separated alternatives are ORed, the
+    comma-separated constraints of one are ANDed (nvidia-container-toolkit cmd/nvidia-container-runtime
+    README @d34b304). `cuda>=` is compared with the driver's CUDA version, `driver>=`/`driver<` with
+    the driver; `brand` and `arch` cannot be judged from manifests and are taken as met."""
+    for alternative in require.split():
+        ok = True
+        for constraint in alternative.split(","):
+            m = re.match(r"^(cuda|driver)(>=|<=|>|<|=)(\S+)$", constraint.strip())
+            if not m:
+                continue
+            have = cuda_of_driver if m.group(1) == "cuda" else driver
+            want = version_tuple(m.group(3))
+            if have is None or want is None:
+                continue
+            width = len(want)
+            mine, op = tuple(have[:width]), m.group(2)
+            ok = (
+                ok
+                and {
+                    ">=": mine >= want,
+                    "<=": mine <= want,
+                    ">": mine > want,
+                    "<": mine < want,
+                    "=": mine == want,
+                }[op]
+            )
+        if ok:
+            return True
+    return False
+
+
+def _too_old(
+    cuda: tuple[int, int], node_cuda: tuple[int, int] | None, driver: str | None, require: str | None
+) -> str | None:
+    """Why a node/pool cannot run `cuda`, or None when it can (or we cannot tell).
+
+    NVIDIA's CUDA compatibility: a driver runs CUDA of its own major family through minor-version
+    compatibility (12.x on >= 525; `data/cuda_compat.yaml`), so CUDA 12.6 on 535 is no error. An
+    explicit NVIDIA_REQUIRE_CUDA in the manifest is checked as the container runtime checks it.
+    """
     have = version_tuple(driver or "")
-    if need is None or have is None:
+    driver_version = node_cuda or (driver_cuda(have) if have else None)
+    if require is not None and have is not None and not _require_holds(require, have, driver_version):
+        return f"driver {driver} does not meet NVIDIA_REQUIRE_CUDA={require!r}: the runtime will not start the container"
+    if node_cuda is not None and have is None:
+        if node_cuda[0] < cuda[0]:
+            return f"its driver supports CUDA {node_cuda[0]}.{node_cuda[1]}, an older major version"
         return None
-    if have < need:
-        return f"driver {driver} is older than {'.'.join(map(str, need))}, the minimum for CUDA {cuda[0]}.{cuda[1]}"
+    if have is None or have >= (driver_for_cuda(cuda) or (0,)):
+        return None
+    floor = minor_version_min_drivers().get(cuda[0])
+    if floor is None:
+        return None  # a CUDA major NVIDIA's compatibility table does not list: no claim
+    if have < floor:
+        return (
+            f"driver {driver} is older than {'.'.join(map(str, floor))}, the minimum for CUDA {cuda[0]}.x "
+            "even with minor-version compatibility (only NVIDIA's forward-compatibility package could run it)"
+        )
+    return None
+
+
+def _require(c: Container) -> str | None:
+    """The container's NVIDIA_REQUIRE_CUDA value, when the manifest sets one."""
+    for _, env in c.env():
+        if as_str(env.get("name")) == "NVIDIA_REQUIRE_CUDA":
+            return as_str(env.get("value"))
     return None
 
 
@@ -319,10 +390,16 @@ def _driver_targets(b: Bundle, t: PodTemplate) -> list[tuple[str, tuple[int, int
     "cuda-needs-newer-driver",
     "container CUDA version needs a newer driver than the nodes or pool declare",
     "high",
-    why="""A CUDA application needs a driver at least as new as its CUDA version (NVIDIA's CUDA Toolkit
-    and driver table). With `NVIDIA_REQUIRE_CUDA` the runtime refuses to start the container; without
-    it the job fails at its first CUDA call, on a GPU that was paid for.""",
-    fix="""Use an image built for a CUDA version the nodes' driver supports, or upgrade the driver (GPU
+    why="""A CUDA application needs a driver of its CUDA major family: NVIDIA's minor-version compatibility
+    runs CUDA 12.x on any driver >= 525 (13.x >= 580, 11.x >= 450.80.02; `data/cuda_compat.yaml`), with
+    stated limits (no JIT of newer PTX, no features that need the newer driver), so CUDA 12.6 on a 535
+    driver is not reported. Below that floor only NVIDIA's forward-compatibility package could run it;
+    the job fails at its first CUDA call, on a GPU that was paid for. An `NVIDIA_REQUIRE_CUDA` the
+    manifest sets is checked as the container runtime checks it (alternatives ORed, constraints ANDed):
+    when no alternative holds, the runtime refuses to start the container. NGC framework images
+    (`nvcr.io/nvidia/pytorch:24.05-py3`) are mapped to their CUDA version from NVIDIA's release notes
+    (`data/ngc_images.csv`).""",
+    fix="""Use an image built for a CUDA major the nodes' driver supports, or upgrade the driver (GPU
     Operator `driver.version`, the node image, or the pool's `driverVersion`).""",
 )
 def gpu021(b: Bundle) -> Iterator[Finding]:
@@ -337,7 +414,7 @@ def gpu021(b: Bundle) -> Iterator[Finding]:
                     continue
                 cuda, path, source = found
                 for name, node_cuda, driver in targets:
-                    reason = _too_old(cuda, node_cuda, driver)
+                    reason = _too_old(cuda, node_cuda, driver, _require(c))
                     if reason:
                         yield at_workload(
                             "GPU021",

@@ -10,8 +10,10 @@ from gpuplane.audit.bundle import Bundle, Workload, selector
 from gpuplane.audit.model import Finding, rule
 from gpuplane.audit.nodes import POOL_LABELS
 from gpuplane.audit.objects import Path, as_list, as_str, get
+from gpuplane.audit.pools import Pool
 from gpuplane.audit.rules.common import at, at_pool, at_workload
 from gpuplane.audit.workloads import PodTemplate
+from gpuplane.catalog.providers import provider_facts
 from gpuplane.vocab import (
     ANNOTATION_IGNORE,
     GPU_RESOURCE,
@@ -48,6 +50,19 @@ def gpu007(b: Bundle) -> Iterator[Finding]:
             yield at("GPU007", b, n.obj, path, f"GPU node {n.name} has no NoSchedule taint")
 
 
+def fixed_pool(p: Pool) -> bool:
+    """A pool of nodes the platform brings: its provider cannot scale pools (the provider facts'
+    `scale_to_zero` is false: `generic`, "The nodes are yours; no autoscaler is configured"), so
+    neither a minimum nor zones are choices the spec makes (GPU016 and GPU018 do not apply)."""
+    if not p.provider:
+        return False
+    try:
+        facts = provider_facts(p.provider)
+    except KeyError:
+        return False
+    return facts["scale_to_zero"].value is False
+
+
 @rule(
     "GPU016",
     "training-pool-min-above-zero",
@@ -61,6 +76,8 @@ def gpu007(b: Bundle) -> Iterator[Finding]:
 )
 def gpu016(b: Bundle) -> Iterator[Finding]:
     for p in b.pools:
+        if fixed_pool(p):
+            continue  # nodes the platform brings: nothing scales them, to zero or otherwise
         if p.gpu and p.classes and p.classes <= {"training", "batch"} and (p.min_nodes or 0) > 0:
             yield at_pool(
                 "GPU016",
@@ -122,7 +139,7 @@ def gpu017(b: Bundle) -> Iterator[Finding]:
 )
 def gpu018(b: Bundle) -> Iterator[Finding]:
     for p in b.pools:
-        if not p.gpu or p.compact_placement or not p.zones_known:
+        if not p.gpu or p.compact_placement or not p.zones_known or fixed_pool(p):
             continue
         zones = sorted(set(p.zones or []))
         if not zones:

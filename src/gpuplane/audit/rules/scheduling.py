@@ -272,6 +272,8 @@ def _claim_exceeds_node(b: Bundle, w: Workload, t: PodTemplate, key: str, amount
     offered = {r for p in b.pools if p.gpu for r in p.resources}
     if resource.startswith(DRA_MIG_PREFIX) and resource not in offered:
         return  # a MIG device no DRA pool offers is GPU022's finding
+    if not any(r.startswith(DRA_RESOURCE_PREFIX) for r in offered):
+        return  # no pool of the input says how many DRA devices its nodes have (render's node groups)
     cap, known = _capacity(b, t, resource)
     if known and amount > cap:
         yield at_workload(

@@ -9,7 +9,7 @@ from gpuplane.audit.bundle import Bundle, Workload, pool_labels, selector
 from gpuplane.audit.model import Finding, rule
 from gpuplane.audit.objects import K8sObject, Path, as_dict, as_list, as_str, get
 from gpuplane.audit.rules.common import at, at_pool, at_workload
-from gpuplane.audit.workloads import PodTemplate
+from gpuplane.audit.workloads import PodTemplate, is_gpu_resource, quantity
 from gpuplane.vocab import (
     DRA_QUOTA_SUFFIX,
     GFD_SHARING_STRATEGY,
@@ -233,6 +233,7 @@ def gpu008(b: Bundle) -> Iterator[Finding]:
     yield from _gpu008_configs(b)
     yield from _gpu008_workloads(b)
     yield from _gpu008_spec(b)
+    yield from _gpu008_kueue(b)
 
 
 def _gpu008_nodes(b: Bundle) -> Iterator[Finding]:
@@ -335,3 +336,54 @@ def _gpu008_spec(b: Bundle) -> Iterator[Finding]:
                     "sharing",
                     f"time-sliced pool {p.name} is shared by teams {', '.join(teams.teams)}",
                 )
+
+
+def _cq_team(b: Bundle, cq: K8sObject) -> str:
+    """The team a ClusterQueue serves: its team label, else the team label its namespaceSelector
+    matches (render writes both), else the queue's name."""
+    labels = cq.labels
+    selected = {
+        str(k): as_str(v)
+        for k, v in as_dict(get(cq.data, "spec", "namespaceSelector", "matchLabels")).items()
+    }
+    for key in b.config.team_labels:
+        if labels.get(key):
+            return labels[key]
+        if selected.get(key):
+            return selected[key]
+    return cq.name
+
+
+def _uses(resource: dict[str, object]) -> bool:
+    """A flavor's GPU quota entry that lets the queue run there: nominal or borrowing above zero."""
+    return any((quantity(resource.get(k)) or 0) > 0 for k in ("nominalQuota", "borrowingLimit"))
+
+
+def _gpu008_kueue(b: Bundle) -> Iterator[Finding]:
+    """Kueue objects alone (render's output without its spec): a ResourceFlavor whose nodes are
+    time-sliced (its nodeLabels carry a time-slicing label) that ClusterQueues of several teams
+    hold GPU quota on."""
+    sliced = {
+        f.name: f
+        for f in b.by_kind.get("ResourceFlavor", [])
+        if any(as_str(get(f.data, "spec", "nodeLabels", key)) == value for key, value in TIME_SLICED_LABELS)
+    }
+    teams: dict[str, set[str]] = defaultdict(set)
+    for cq in b.by_kind.get("ClusterQueue", []):
+        for group in as_list(get(cq.data, "spec", "resourceGroups")):
+            for flavor in as_list(get(group, "flavors")):
+                name = as_str(get(flavor, "name"))
+                if name in sliced and any(
+                    isinstance(r, dict) and is_gpu_resource(as_str(r.get("name"))) and _uses(r)
+                    for r in as_list(get(flavor, "resources"))
+                ):
+                    teams[name].add(_cq_team(b, cq))
+    for name, who in sorted(teams.items()):
+        if len(who) > 1:
+            yield at(
+                "GPU008",
+                b,
+                sliced[name],
+                ("spec", "nodeLabels"),
+                f"time-sliced flavor {name} gives GPU quota to ClusterQueues of teams {', '.join(sorted(who))}",
+            )
