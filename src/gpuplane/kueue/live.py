@@ -2,8 +2,10 @@
 
 Lists (never watches or writes) ResourceFlavors, ClusterQueues, Cohorts, LocalQueues,
 Workloads and WorkloadPriorityClasses via CustomObjectsApi, Namespaces and PriorityClasses via
-the core/scheduling APIs, and (best effort) Nodes, LimitRanges and RuntimeClasses. Kinds the
-cluster does not serve (404) or the user may not list (403) are skipped with a note.
+the core/scheduling APIs, and (best effort) Nodes, LimitRanges, RuntimeClasses and the
+default-priority policies gpuplane renders (MutatingAdmissionPolicies, Kyverno ClusterPolicies).
+Kinds the cluster does not serve (404) or the user may not list (403) are skipped with a note (the
+policies, which most clusters do not serve, are skipped quietly when not served).
 """
 
 from __future__ import annotations
@@ -70,6 +72,49 @@ def _optional(api_client: Any, notes: list[str]) -> list[dict[str, Any]]:
     return out
 
 
+# gpuplane's default-priority policies (render/default_priority.py): (group, versions newest first,
+# plural, kind). Read best effort, so that a job file checked in live mode gets the team's priority
+# the cluster would give it.
+POLICIES = (
+    (
+        "admissionregistration.k8s.io",
+        ("v1", "v1beta1", "v1alpha1"),
+        "mutatingadmissionpolicies",
+        "MutatingAdmissionPolicy",
+    ),
+    (
+        "admissionregistration.k8s.io",
+        ("v1", "v1beta1", "v1alpha1"),
+        "mutatingadmissionpolicybindings",
+        "MutatingAdmissionPolicyBinding",
+    ),
+    ("kyverno.io", ("v1",), "clusterpolicies", "ClusterPolicy"),
+)
+
+
+def _policies(api_client: Any, notes: list[str]) -> list[dict[str, Any]]:
+    """Default-priority policies (MutatingAdmissionPolicies and bindings, Kyverno ClusterPolicies)
+    in the newest version the cluster serves; kinds it does not serve are skipped quietly (most
+    clusters have none), kinds the user may not list with a note."""
+    from kubernetes import client
+    from kubernetes.client.exceptions import ApiException
+
+    custom = client.CustomObjectsApi(api_client)
+    out: list[dict[str, Any]] = []
+    for group, versions, plural, kind in POLICIES:
+        for version in versions:
+            try:
+                resp = custom.list_cluster_custom_object(group, version, plural)
+            except ApiException as exc:
+                if exc.status == 404:
+                    continue
+                notes.append(f"cannot list {group} {plural}: {exc.status}; skipped")
+                break
+            out.extend(_items(resp, f"{group}/{version}", kind))
+            break
+    return out
+
+
 def read_cluster(kubeconfig: str, context: str | None = None) -> Parsed:
     """List the objects admission depends on and parse them; connection errors exit 2."""
     from kubernetes import client, config
@@ -98,6 +143,7 @@ def read_cluster(kubeconfig: str, context: str | None = None) -> Parsed:
         except ApiException as exc:
             notes.append(f"cannot list PriorityClasses: {exc.status}")
         objects.extend(_optional(api_client, notes))
+        objects.extend(_policies(api_client, notes))
     except (ApiException, HTTPError, OSError) as exc:
         raise InputError.single(kubeconfig, f"cannot read from the cluster: {exc}") from exc
     finally:
