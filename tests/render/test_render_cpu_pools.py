@@ -191,3 +191,28 @@ def test_explain_puts_ray_heads_submitters_mpi_launchers_and_cpu_jobs_on_the_cpu
     assert flavors["RayJob vision/infer"] == {"head": cpu_only, "gpu": gpu, "submitter": cpu_only}
     assert flavors["MPIJob nlp/allreduce"] == {"launcher": cpu_only, "worker": gpu}
     assert flavors["Job vision/preprocess"] == {"main": cpu_only}
+
+
+def test_a_system_pool_without_workload_classes_gets_no_flavor() -> None:
+    text = CPU_SPEC.replace(
+        "    maxNodes: 4\nteams:",
+        "    maxNodes: 4\n  - {name: system, vmSize: x, cpuPerNode: 4, memoryGiBPerNode: 16, workloadClasses: []}\nteams:",
+    )
+    objs = kueue_objects(spec_from(text))
+    assert [o["metadata"]["name"] for o in objs if o["kind"] == "ResourceFlavor"] == [
+        "cpu-general",
+        "a100-spot",
+    ]
+
+
+def test_a_team_without_spot_skips_a_spot_cpu_pool() -> None:
+    text = CPU_SPEC.replace(
+        "    minNodes: 1\n    maxNodes: 4\nteams:", "    minNodes: 1\n    maxNodes: 4\n    spot: true\nteams:"
+    )
+    text = text.replace(
+        "  - name: nlp\n    namespaces: [nlp]\n    quotas: [{pool: a100-spot, nominal: 2}]",
+        "  - name: nlp\n    namespaces: [nlp]\n    spotAllowed: false",
+    )
+    cqs = {o["metadata"]["name"]: o for o in kueue_objects(spec_from(text)) if o["kind"] == "ClusterQueue"}
+    assert list(_quota(cqs["vision"])) == ["cpu-general", "a100-spot"]
+    assert "resourceGroups" not in cqs["nlp"]["spec"]
