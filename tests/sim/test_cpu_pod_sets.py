@@ -12,7 +12,7 @@ from tests.render.test_render_cpu_pools import CPU_SPEC
 
 
 def _ray(submit: float, cpu_head: bool = True) -> Workload:
-    pod_sets = (PodSet("worker", 2, 1.0),)
+    pod_sets: tuple[PodSet, ...] = (PodSet("worker", 2, 1.0),)
     if cpu_head:
         pod_sets = (PodSet("head", 1, 0.0, cpu_milli=2000, memory_mib=8192), *pod_sets)
     return Workload(
