@@ -128,3 +128,22 @@ def test_bad_egress_is_a_located_spec_error(rule: str, message: str) -> None:
         parse_spec(text, "bad.yaml")
     assert message in str(caught.value)
     assert "bad.yaml:21:" in str(caught.value) and "teams[0].egress[0]" in str(caught.value)
+
+
+def test_a_pools_acceptance_namespace_gets_the_egress_of_the_teams_on_the_pool() -> None:
+    from gpuplane.render.tenancy import pool_network_policies
+
+    text = SPEC.replace("    quotas: [{pool: l4, nominal: 2}]\n    egress:", "    quotas: []\n    egress:", 1)
+    assert text != SPEC
+    spec = spec_from(SPEC)
+    policies = {p["metadata"]["name"]: p for p in pool_network_policies(spec, "acc", "l4")}
+    # both teams hold l4 quota: cluster rules plus research's model hub, once each
+    cidrs = [e["to"][0]["ipBlock"]["cidr"] for e in policies["allow-egress"]["spec"]["egress"]]
+    assert cidrs == ["52.216.0.0/15", "10.40.0.0/16", "18.160.0.0/15"]
+    assert all(p["metadata"]["namespace"] == "acc" for p in policies.values())
+    only_apps = spec_from(text)
+    policies = {p["metadata"]["name"]: p for p in pool_network_policies(only_apps, "acc", "l4")}
+    cidrs = [e["to"][0]["ipBlock"]["cidr"] for e in policies["allow-egress"]["spec"]["egress"]]
+    assert cidrs == ["52.216.0.0/15", "10.40.0.0/16"]
+    for policy in policies.values():
+        kubernetes_validate.validate(policy, "1.31.0", strict=True)

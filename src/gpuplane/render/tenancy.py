@@ -201,6 +201,15 @@ def namespace_network_policies(
     return out
 
 
+def pool_network_policies(
+    spec: PlatformSpec, ns: str, pool: str, labels: dict[str, str] | None = None
+) -> list[dict[str, Any]]:
+    """The NetworkPolicies for a namespace that tests pool `pool` (acceptance): those of the teams
+    with quota on the pool (every team when none has), so the test reaches what their jobs reach."""
+    teams = [t for t in spec.teams if any(q.pool == pool for q in t.quotas)] or list(spec.teams)
+    return namespace_network_policies(spec, ns, teams, labels if labels is not None else {})
+
+
 def network_policies(team: Team, ns: str, spec: PlatformSpec | None = None) -> list[dict[str, Any]]:
     """Deny all traffic by default; allow DNS and traffic between the namespace's own pods
     (multi-node training talks pod to pod, e.g. NCCL); with `spec`, the egress it opens."""
