@@ -147,3 +147,22 @@ def test_a_pools_acceptance_namespace_gets_the_egress_of_the_teams_on_the_pool()
     assert cidrs == ["52.216.0.0/15", "10.40.0.0/16"]
     for policy in policies.values():
         kubernetes_validate.validate(policy, "1.31.0", strict=True)
+
+
+def test_a_team_rule_named_like_a_cluster_rule_is_kept_and_an_identical_one_once() -> None:
+    from gpuplane.render.tenancy import egress_rules
+
+    text = SPEC.replace(
+        "      - {name: model-hub, cidrs: [18.160.0.0/15], ports: [443]}",
+        "      - {name: registry, cidrs: [10.50.0.0/16], ports: [443]}\n"
+        "      - {name: object-storage, cidrs: [52.216.0.0/15, 2600:1f18::/36], except: [52.216.8.0/24], ports: [443]}",
+    )
+    spec = spec_from(text)
+    team = spec.team("research")
+    assert team is not None
+    rules = egress_rules(spec, [team])
+    assert [(r.name, r.cidrs[0]) for r in rules] == [
+        ("object-storage", "52.216.0.0/15"),
+        ("registry", "10.40.0.0/16"),
+        ("registry", "10.50.0.0/16"),
+    ]

@@ -137,11 +137,12 @@ def role_bindings(team: Team, ns: str) -> list[dict[str, Any]]:
 
 def egress_rules(spec: PlatformSpec, teams: Sequence[Team]) -> list[EgressRule]:
     """The egress a namespace of these teams gets: the spec's `network.egress`, then each team's
-    own rules (a rule named twice is kept once, the first)."""
-    out: dict[str, EgressRule] = {}
+    own rules. Every rule is kept (NetworkPolicy rules add up), a rule repeated word for word once."""
+    out: list[EgressRule] = []
     for rule in [*spec.network.egress, *(r for t in teams for r in t.egress)]:
-        out.setdefault(rule.name, rule)
-    return list(out.values())
+        if rule not in out:
+            out.append(rule)
+    return out
 
 
 def _egress_entry(rule: EgressRule) -> dict[str, Any]:
