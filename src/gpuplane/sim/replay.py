@@ -50,7 +50,7 @@ def simulate(
 
     `admitter` is a registered admitter's name (sim/admitters.py) or a factory.
     """
-    outcome = simulate_objects(
+    return simulate_objects(
         pool_models(spec),
         team_queues(spec),
         kueue_objects_for(spec),
@@ -60,10 +60,6 @@ def simulate(
         progress=progress,
         admitter=admitter,
     )
-    note = cpu_pod_note(workloads, [p.name for p in spec.node_pools if not p.is_gpu])
-    if note is not None:
-        outcome.warnings.append(note)
-    return outcome
 
 
 def simulate_objects(
@@ -82,4 +78,7 @@ def simulate_objects(
     engine = Engine(pools, [t.name for t in teams], built, config, shared_resource(pools))
     outcome = engine.run(workloads, progress)
     outcome.warnings.extend(built.notes)
+    note = cpu_pod_note(workloads, getattr(built, "cpu_flavors", None))
+    if note is not None:
+        outcome.warnings.append(note)
     return outcome
