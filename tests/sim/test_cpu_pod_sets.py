@@ -56,7 +56,8 @@ def test_without_a_cpu_pool_the_heads_take_the_gpu_flavor_as_on_the_cluster() ->
     )
     assert text != CPU_SPEC
     outcome = simulate(spec_from(text), [_ray(0), _ray(60)])
-    assert [w for w in outcome.warnings if "CPU-only" in w][0].startswith(
+    (note,) = [w for w in outcome.warnings if "CPU-only" in w]
+    assert note.startswith(
         "2 workloads have CPU-only pod sets (head): Kueue admitted them to flavors a100-spot x2;"
     )
 
