@@ -142,3 +142,23 @@ def test_live_what_if_answers_for_the_new_job_and_only_reads(kubeconfig: Path, t
     assert "borrowing" in answer["answer"]
     assert _Replay.methods and all(m.startswith("GET ") for m in _Replay.methods)
     assert not any("eval-8gpu" in m for m in _Replay.methods)  # nothing about the new job is sent
+
+
+def test_live_what_if_gives_an_unlabelled_job_the_default_the_clusters_policy_sets(
+    kubeconfig: Path, tmp_path: Path
+) -> None:
+    # The recorded cluster has gpuplane's MutatingAdmissionPolicy (v1) and binding for team-a,
+    # default class batch (value 100); a Job without the priority-class label gets it.
+    job = tmp_path / "new-job.yaml"
+    job.write_text(NEW_JOB.replace("    kueue.x-k8s.io/priority-class: batch\n", ""))
+    result = CliRunner().invoke(
+        app, ["explain", "--kubeconfig", str(kubeconfig), "-f", str(job), "-o", "json"]
+    )
+    assert result.exit_code == 0, result.output
+    (row,) = [j for j in json.loads(result.stdout)["jobs"] if j["job"] == "Job team-a/eval-8gpu"]
+    assert row["priority"] == 100
+    assert any(
+        "MutatingAdmissionPolicy gpuplane-default-priority-team-a sets batch" in n for n in row["notes"]
+    )
+    assert "GET /apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicies" in _Replay.methods
+    assert all(m.startswith("GET ") for m in _Replay.methods)

@@ -92,3 +92,65 @@ def test_the_headline_and_the_last_cycle_row_agree(tmp_path: Path) -> None:
             answer["answer"]
             == f"waits ({row['queue']} in ClusterQueue {row['clusterQueue']}): {row['reason']}"
         )
+
+
+# The issue's own shape: team nlp's admitted Workload holds its 8 a100-spot GPUs (its nominal), so
+# the cohort's 14 have 6 free. A PyTorchJob of vision, master x1 + worker x9 at 1 GPU: the master
+# fits a100-spot (1 <= 6), the worker needs 1 + 9 = 10 there, 10 - 6 = 4 more; nlp is within its
+# nominal (nothing to reclaim) and vision runs nothing to preempt, so no candidates; a100-mig holds
+# 0 (9 > 0) and t4-dev 16 cpu (9 x 4 = 36 > 16). Old headline: "a100-mig: needs 1 ... capacity 0".
+NLP_ADMITTED = """\
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {name: nlp-train, namespace: nlp, creationTimestamp: "2026-01-01T00:00:00Z"}
+spec:
+  queueName: nlp
+  podSets:
+  - name: main
+    count: 8
+    template:
+      spec:
+        containers:
+        - {name: c, resources: {requests: {cpu: "4", memory: 16Gi, nvidia.com/gpu: "1"}}}
+status:
+  admission:
+    clusterQueue: nlp
+    podSetAssignments:
+    - name: main
+      count: 8
+      flavors: {cpu: a100-spot, memory: a100-spot, nvidia.com/gpu: a100-spot}
+      resourceUsage: {cpu: "32", memory: 128Gi, nvidia.com/gpu: "8"}
+  conditions:
+  - {type: QuotaReserved, status: "True", lastTransitionTime: "2026-01-01T00:00:01Z", reason: QuotaReserved, message: ok}
+  - {type: Admitted, status: "True", lastTransitionTime: "2026-01-01T00:00:01Z", reason: Admitted, message: ok}
+"""
+
+
+def test_the_issues_case_names_a100_spot_four_more_needed_not_a100_mig(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    runner = CliRunner()
+    result = runner.invoke(app, ["render", str(REPO / "examples" / "aks-platform.yaml"), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    inputs = tmp_path / "in.yaml"
+    inputs.write_text(NLP_ADMITTED + "---\n" + PYTORCHJOB.replace("replicas: 15", "replicas: 9"))
+    args = [
+        "explain",
+        "-f",
+        str(out / "kueue"),
+        "-f",
+        str(out / "tenancy" / "namespaces.yaml"),
+        "-f",
+        str(inputs),
+    ]
+    report = json.loads(runner.invoke(app, [*args, "-o", "json"]).stdout)
+    (answer,) = report["whatIf"]
+    assert answer["answer"].startswith(
+        "waits (heap in ClusterQueue vision): needs preemption but no workload may be preempted "
+        "(withinClusterQueue LowerPriority, reclaimWithinCohort Any, borrowWithinCohort LowerPriority): "
+        "pod set worker: needs 10 nvidia.com/gpu in flavor a100-spot; vision has nominal 6, uses 0, "
+        "may borrow 6; cohort ml has 6 free; 4 more needed; insufficient quota for nvidia.com/gpu in "
+        "flavor a100-mig: needs 9, more than the maximum capacity 0"
+    ), answer["answer"]
+    assert "cpu in flavor t4-dev: needs 36, more than the maximum capacity 16" in answer["answer"]
+    (row,) = report["cycles"][-1]["pending"]
+    assert answer["answer"] == f"waits ({row['queue']} in ClusterQueue vision): {row['reason']}"

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from gpuplane.cli import app
@@ -22,6 +24,8 @@ from gpuplane.render import render_all
 from gpuplane.render.kueue import kueue_objects
 from tests.render.render_helpers import EXAMPLES, objects_of, rendered, spec_from
 from tests.support.crds import validate
+
+REPO = Path(__file__).resolve().parents[2]
 
 CPU_SPEC = """
 apiVersion: gpuplane.io/v1alpha1
@@ -191,3 +195,134 @@ def test_explain_puts_ray_heads_submitters_mpi_launchers_and_cpu_jobs_on_the_cpu
     assert flavors["RayJob vision/infer"] == {"head": cpu_only, "gpu": gpu, "submitter": cpu_only}
     assert flavors["MPIJob nlp/allreduce"] == {"launcher": cpu_only, "worker": gpu}
     assert flavors["Job vision/preprocess"] == {"main": cpu_only}
+
+
+def test_a_system_pool_without_workload_classes_gets_no_flavor() -> None:
+    text = CPU_SPEC.replace(
+        "    maxNodes: 4\nteams:",
+        "    maxNodes: 4\n  - {name: system, vmSize: x, cpuPerNode: 4, memoryGiBPerNode: 16, workloadClasses: []}\nteams:",
+    )
+    objs = kueue_objects(spec_from(text))
+    assert [o["metadata"]["name"] for o in objs if o["kind"] == "ResourceFlavor"] == [
+        "cpu-general",
+        "a100-spot",
+    ]
+
+
+def test_a_team_without_spot_skips_a_spot_cpu_pool() -> None:
+    text = CPU_SPEC.replace(
+        "    minNodes: 1\n    maxNodes: 4\nteams:", "    minNodes: 1\n    maxNodes: 4\n    spot: true\nteams:"
+    )
+    text = text.replace(
+        "  - name: nlp\n    namespaces: [nlp]\n    quotas: [{pool: a100-spot, nominal: 2}]",
+        "  - name: nlp\n    namespaces: [nlp]\n    spotAllowed: false",
+    )
+    cqs = {o["metadata"]["name"]: o for o in kueue_objects(spec_from(text)) if o["kind"] == "ClusterQueue"}
+    assert list(_quota(cqs["vision"])) == ["cpu-general", "a100-spot"]
+    assert "resourceGroups" not in cqs["nlp"]["spec"]
+
+
+# -- the space: every example with CPU pools added, every kind of GPU resource ----------------------
+
+CPU_POOLS = """
+  - {name: cpu-a, vmSize: d8, cpuPerNode: 8, memoryGiBPerNode: 32, maxNodes: MAXA}
+  - {name: cpu-b, vmSize: d16, cpuPerNode: 16, memoryGiBPerNode: 64, maxNodes: 2}
+"""
+
+
+def _with_cpu_pools(example: Path, max_a: int) -> str:
+    text = example.read_text(encoding="utf-8")
+    head, sep, rest = text.partition("nodePools:\n")
+    assert sep, example
+    return head + sep + CPU_POOLS.replace("MAXA", str(max_a)).lstrip("\n") + rest
+
+
+@given(max_a=st.integers(min_value=0, max_value=50))
+@settings(max_examples=10, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@pytest.mark.parametrize("example", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_every_example_with_cpu_pools_puts_them_first_at_zero_gpu_within_capacity(
+    example: Path, max_a: int
+) -> None:
+    spec = spec_from(_with_cpu_pools(example, max_a))
+    objs = kueue_objects(spec)
+    for obj in objs:
+        validate(obj)
+    cqs = [o for o in objs if o["kind"] == "ClusterQueue" and "resourceGroups" in o["spec"]]
+    assert cqs, example.name
+    totals = {"cpu-a": 0.0, "cpu-b": 0.0}
+    for cq in cqs:
+        team = spec.team(cq["metadata"]["name"])
+        assert team is not None
+        (group,) = cq["spec"]["resourceGroups"]
+        names = [f["name"] for f in group["flavors"]]
+        gpu = [n for n in names if n not in totals]
+        assert names == ["cpu-a", "cpu-b", *gpu]
+        for flavor in group["flavors"][:2]:
+            quota = {r["name"]: r["nominalQuota"] for r in flavor["resources"]}
+            assert set(quota) == set(group["coveredResources"])
+            assert all(v == 0 for k, v in quota.items() if k not in ("cpu", "memory")), quota
+            cpu = quota["cpu"]
+            totals[flavor["name"]] += float(cpu[:-1]) / 1000 if isinstance(cpu, str) else cpu
+    # hand rule: each of the spec's teams gets floor(pool cpu / teams) (to the millicore)
+    assert totals["cpu-a"] <= 8 * max_a and totals["cpu-b"] <= 16 * 2
+    assert totals["cpu-b"] == pytest.approx(32 / len(spec.teams) * len(cqs), abs=0.001 * len(cqs))
+
+
+MORE_JOBS = """\
+apiVersion: batch/v1
+kind: Job
+metadata: {name: mig-infer, namespace: vision, labels: {kueue.x-k8s.io/queue-name: vision}}
+spec:
+  suspend: true
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: c, image: x, resources: {requests: {cpu: "2", memory: 8Gi, nvidia.com/mig-3g.40gb: "1"}}}
+---
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: train, namespace: nlp, labels: {kueue.x-k8s.io/queue-name: nlp}}
+spec:
+  suspend: true
+  replicatedJobs:
+  - name: driver
+    replicas: 1
+    template:
+      spec:
+        template:
+          spec:
+            restartPolicy: Never
+            containers: [{name: d, image: x, resources: {requests: {cpu: "1", memory: 1Gi}}}]
+  - name: workers
+    replicas: 2
+    template:
+      spec:
+        template:
+          spec:
+            restartPolicy: Never
+            containers: [{name: w, image: x, resources: {requests: {cpu: "4", memory: 16Gi, nvidia.com/gpu: "1"}}}]
+"""
+
+
+def test_explain_on_an_example_with_cpu_pools_keeps_mig_and_gpu_pod_sets_on_their_gpu_flavors(
+    tmp_path: Path,
+) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(_with_cpu_pools(REPO / "examples" / "aks-platform.yaml", 4))
+    out = tmp_path / "out"
+    runner = CliRunner()
+    assert runner.invoke(app, ["render", str(spec), "-o", str(out)]).exit_code == 0
+    jobs = tmp_path / "jobs.yaml"
+    jobs.write_text(MORE_JOBS)
+    args = ["explain", "-o", "json", "-f", str(out / "kueue"), "-f", str(out / "tenancy" / "namespaces.yaml")]
+    result = runner.invoke(app, [*args, "-f", str(jobs)])
+    assert result.exit_code == 0, result.output
+    flavors = {a["job"]: a["flavors"] for a in json.loads(result.stdout)["whatIf"]}
+    assert flavors["Job vision/mig-infer"] == {
+        "main": {"cpu": "a100-mig", "memory": "a100-mig", "nvidia.com/mig-3g.40gb": "a100-mig"}
+    }
+    assert flavors["JobSet nlp/train"] == {
+        "driver": {"cpu": "cpu-a", "memory": "cpu-a"},
+        "workers": {"cpu": "a100-spot", "memory": "a100-spot", "nvidia.com/gpu": "a100-spot"},
+    }

@@ -135,11 +135,27 @@ def test_a_mutating_admission_policy_per_team_with_a_class_valid_for_its_version
         kubernetes_validate.validate(obj, f"{version}.0", strict=True)
 
 
-@pytest.mark.parametrize("version", ["1.30", "1.34", "1.35"])
-def test_auto_renders_nothing_below_ga_and_says_the_default_is_not_applied(version: str) -> None:
+@pytest.mark.parametrize(
+    ("version", "why"),
+    [
+        (
+            "1.30",
+            "Kubernetes 1.30 has no MutatingAdmissionPolicy API (alpha from 1.32, on by default from 1.36)",
+        ),
+        ("1.31", "Kubernetes 1.31 has no MutatingAdmissionPolicy API"),
+        ("1.32", "Kubernetes 1.32 runs MutatingAdmissionPolicies only behind a feature gate"),
+        ("1.34", "Kubernetes 1.34 runs MutatingAdmissionPolicies only behind a feature gate"),
+        (
+            "1.35",
+            "Kubernetes 1.35 runs MutatingAdmissionPolicies only behind a feature gate (on by default from 1.36)",
+        ),
+    ],
+)
+def test_auto_renders_nothing_below_ga_and_says_the_default_is_not_applied(version: str, why: str) -> None:
     result = render_all(spec_from(_spec(version)))
     assert "kueue/default-priority.yaml" not in result.files
-    assert any("default priority classes (serving -> critical) are NOT applied" in n for n in result.notes)
+    (note,) = [n for n in result.notes if "default priority classes" in n]
+    assert note.startswith("default priority classes (serving -> critical) are NOT applied: " + why), note
 
 
 def test_none_renders_nothing() -> None:
@@ -158,7 +174,10 @@ def test_mutating_admission_policy_on_a_version_without_it_is_a_located_error() 
         parse_spec(_spec("1.31", "mutatingAdmissionPolicy"), "p.yaml")
     text = str(caught.value)
     assert "p.yaml:4:" in text and "cluster.defaultPriorityBy" in text
-    assert "Kubernetes 1.31 has no MutatingAdmissionPolicy API (alpha from 1.32)" in text
+    assert (
+        "Kubernetes 1.31 has no MutatingAdmissionPolicy API (alpha from 1.32, on by default from 1.36)"
+        in text
+    )
 
 
 # Kyverno ClusterPolicy, the fields rendered, from kyverno/kyverno api/kyverno/v1 (spec_types.go Spec

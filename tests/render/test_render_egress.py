@@ -128,3 +128,41 @@ def test_bad_egress_is_a_located_spec_error(rule: str, message: str) -> None:
         parse_spec(text, "bad.yaml")
     assert message in str(caught.value)
     assert "bad.yaml:21:" in str(caught.value) and "teams[0].egress[0]" in str(caught.value)
+
+
+def test_a_pools_acceptance_namespace_gets_the_egress_of_the_teams_on_the_pool() -> None:
+    from gpuplane.render.tenancy import pool_network_policies
+
+    text = SPEC.replace("    quotas: [{pool: l4, nominal: 2}]\n    egress:", "    quotas: []\n    egress:", 1)
+    assert text != SPEC
+    spec = spec_from(SPEC)
+    policies = {p["metadata"]["name"]: p for p in pool_network_policies(spec, "acc", "l4")}
+    # both teams hold l4 quota: cluster rules plus research's model hub, once each
+    cidrs = [e["to"][0]["ipBlock"]["cidr"] for e in policies["allow-egress"]["spec"]["egress"]]
+    assert cidrs == ["52.216.0.0/15", "10.40.0.0/16", "18.160.0.0/15"]
+    assert all(p["metadata"]["namespace"] == "acc" for p in policies.values())
+    only_apps = spec_from(text)
+    policies = {p["metadata"]["name"]: p for p in pool_network_policies(only_apps, "acc", "l4")}
+    cidrs = [e["to"][0]["ipBlock"]["cidr"] for e in policies["allow-egress"]["spec"]["egress"]]
+    assert cidrs == ["52.216.0.0/15", "10.40.0.0/16"]
+    for policy in policies.values():
+        kubernetes_validate.validate(policy, "1.31.0", strict=True)
+
+
+def test_a_team_rule_named_like_a_cluster_rule_is_kept_and_an_identical_one_once() -> None:
+    from gpuplane.render.tenancy import egress_rules
+
+    text = SPEC.replace(
+        "      - {name: model-hub, cidrs: [18.160.0.0/15], ports: [443]}",
+        "      - {name: registry, cidrs: [10.50.0.0/16], ports: [443]}\n"
+        "      - {name: object-storage, cidrs: [52.216.0.0/15, 2600:1f18::/36], except: [52.216.8.0/24], ports: [443]}",
+    )
+    spec = spec_from(text)
+    team = spec.team("research")
+    assert team is not None
+    rules = egress_rules(spec, [team])
+    assert [(r.name, r.cidrs[0]) for r in rules] == [
+        ("object-storage", "52.216.0.0/15"),
+        ("registry", "10.40.0.0/16"),
+        ("registry", "10.50.0.0/16"),
+    ]

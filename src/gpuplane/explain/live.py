@@ -2,7 +2,9 @@
 
 Lists (never watches or writes) ResourceFlavors, ClusterQueues, Cohorts, LocalQueues,
 Workloads and WorkloadPriorityClasses, Namespaces and PriorityClasses, and (best effort) Nodes,
-LimitRanges and RuntimeClasses. Kueue kinds the cluster does not serve (404) are skipped with a
+LimitRanges and RuntimeClasses, and the default-priority policies gpuplane renders
+(MutatingAdmissionPolicies and bindings, Kyverno ClusterPolicies: skipped quietly where not served).
+Kueue kinds the cluster does not serve (404) are skipped with a
 note, as are optional kinds it refuses; every other failure (unreachable, timeout, an answer that
 is not JSON, 401/403/5xx on what admission depends on) is an UpstreamError, exit 3.
 """
@@ -65,6 +67,43 @@ def _optional(api: Client, notes: list[str]) -> list[dict[str, Any]]:
     return out
 
 
+# gpuplane's default-priority policies (render/default_priority.py): (group, versions newest first,
+# plural, kind). Read best effort, so that a job file checked in live mode gets the team's priority
+# the cluster would give it.
+POLICIES = (
+    (
+        "admissionregistration.k8s.io",
+        ("v1", "v1beta1", "v1alpha1"),
+        "mutatingadmissionpolicies",
+        "MutatingAdmissionPolicy",
+    ),
+    (
+        "admissionregistration.k8s.io",
+        ("v1", "v1beta1", "v1alpha1"),
+        "mutatingadmissionpolicybindings",
+        "MutatingAdmissionPolicyBinding",
+    ),
+    ("kyverno.io", ("v1",), "clusterpolicies", "ClusterPolicy"),
+)
+
+
+def _policies(api: Client, notes: list[str]) -> list[dict[str, Any]]:
+    """Default-priority policies in the newest version the cluster serves; kinds it does not serve
+    are skipped quietly (most clusters have none), kinds the user may not list with a note."""
+    out: list[dict[str, Any]] = []
+    for group, versions, plural, kind in POLICIES:
+        for version in versions:
+            status, resp = api.get(f"/apis/{group}/{version}/{plural}")
+            if resp is None:
+                if status == 404:
+                    continue
+                notes.append(f"cannot list {group} {plural}: {status}; skipped")
+                break
+            out.extend(_items(resp, f"{group}/{version}", kind))
+            break
+    return out
+
+
 def read_cluster(kubeconfig: str, context: str | None = None, timeout: float | None = None) -> Parsed:
     """List the objects admission depends on and parse them (`timeout`: the overall deadline, s)."""
     api = connect(kubeconfig, context, timeout)
@@ -79,6 +118,7 @@ def read_cluster(kubeconfig: str, context: str | None = None, timeout: float | N
             notes.append(f"cannot list PriorityClasses: {status}")
         objects.extend(_items(pcs, "scheduling.k8s.io/v1", "PriorityClass"))
         objects.extend(_optional(api, notes))
+        objects.extend(_policies(api, notes))
     finally:
         api.close()
     parsed = parse_objects(objects, source="<cluster>")

@@ -83,6 +83,12 @@ def mechanism(spec: PlatformSpec) -> Mechanism:
             "a Kyverno ClusterPolicy (cluster.defaultPriorityBy: kyverno)",
         )
     api = _map_api(version)
+    first = min(facts()["mutating_admission_policy"]["versions"].values(), key=minor_tuple)
+    if api is None:
+        why = f"Kubernetes {version} has no MutatingAdmissionPolicy API (alpha from {first}, on by default from {ga})"
+        if choice == "auto":
+            why += "; set cluster.defaultPriorityBy to kyverno if Kyverno is installed"
+        return Mechanism("", "", why)
     if choice == "auto" and not version_at_least(version, ga):
         return Mechanism(
             "",
@@ -90,11 +96,6 @@ def mechanism(spec: PlatformSpec) -> Mechanism:
             f"Kubernetes {version} runs MutatingAdmissionPolicies only behind a feature gate (on by default "
             f"from {ga}); set cluster.defaultPriorityBy to mutatingAdmissionPolicy if you turned it on, or "
             "to kyverno if Kyverno is installed",
-        )
-    if api is None:
-        first = min(facts()["mutating_admission_policy"]["versions"].values(), key=minor_tuple)
-        return Mechanism(
-            "", "", f"Kubernetes {version} has no MutatingAdmissionPolicy API (alpha from {first})"
         )
     return Mechanism(
         "map", f"{ADMISSION_GROUP}/{api}", f"a MutatingAdmissionPolicy ({ADMISSION_GROUP}/{api})"

@@ -134,8 +134,9 @@ def team_flavor_quotas(spec: PlatformSpec, team: Team) -> list[FlavorQuota]:
 
 
 def cpu_pools(spec: PlatformSpec) -> list[NodePool]:
-    """The spec's CPU pools (no accelerator), in spec order: each is a flavor for CPU-only pod sets."""
-    return [pool for pool in spec.node_pools if not pool.is_gpu]
+    """The spec's CPU pools (no accelerator) that take work, in spec order: each is a flavor for
+    CPU-only pod sets. A CPU pool with `workloadClasses: []` (a system pool) is left out."""
+    return [pool for pool in spec.node_pools if not pool.is_gpu and pool.workload_classes]
 
 
 def cpu_pool_share(spec: PlatformSpec, pool: NodePool) -> tuple[float, float]:
@@ -165,5 +166,7 @@ def team_all_flavor_quotas(spec: PlatformSpec, team: Team) -> list[FlavorQuota]:
     quota covers every resource the pod set requests (flavorassigner.go `findFlavorForPodSets`):
     a CPU-only pod set (a Ray head, an MPI launcher, a CPU Job) fits the first CPU flavor; a GPU pod
     set does not (the CPU flavors list every GPU resource at 0) and goes on to the GPU flavors.
+    Spot CPU pools are left out for teams that may not use spot capacity, as spot GPU pools are.
     """
-    return [cpu_flavor_quota(spec, pool) for pool in cpu_pools(spec)] + team_flavor_quotas(spec, team)
+    cpu = [cpu_flavor_quota(spec, p) for p in cpu_pools(spec) if team.spot_allowed or not p.spot.enabled]
+    return cpu + team_flavor_quotas(spec, team)

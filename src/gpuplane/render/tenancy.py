@@ -137,11 +137,12 @@ def role_bindings(team: Team, ns: str) -> list[dict[str, Any]]:
 
 def egress_rules(spec: PlatformSpec, teams: Sequence[Team]) -> list[EgressRule]:
     """The egress a namespace of these teams gets: the spec's `network.egress`, then each team's
-    own rules (a rule named twice is kept once, the first)."""
-    out: dict[str, EgressRule] = {}
+    own rules. Every rule is kept (NetworkPolicy rules add up), a rule repeated word for word once."""
+    out: list[EgressRule] = []
     for rule in [*spec.network.egress, *(r for t in teams for r in t.egress)]:
-        out.setdefault(rule.name, rule)
-    return list(out.values())
+        if rule not in out:
+            out.append(rule)
+    return out
 
 
 def _egress_entry(rule: EgressRule) -> dict[str, Any]:
@@ -199,6 +200,15 @@ def namespace_network_policies(
     if extra is not None:
         out.append(extra)
     return out
+
+
+def pool_network_policies(
+    spec: PlatformSpec, ns: str, pool: str, labels: dict[str, str] | None = None
+) -> list[dict[str, Any]]:
+    """The NetworkPolicies for a namespace that tests pool `pool` (acceptance): those of the teams
+    with quota on the pool (every team when none has), so the test reaches what their jobs reach."""
+    teams = [t for t in spec.teams if any(q.pool == pool for q in t.quotas)] or list(spec.teams)
+    return namespace_network_policies(spec, ns, teams, labels if labels is not None else {})
 
 
 def network_policies(team: Team, ns: str, spec: PlatformSpec | None = None) -> list[dict[str, Any]]:

@@ -59,6 +59,11 @@ class KueueAdmitter:
         if topology is not None:
             flavors = [o for o in parsed.objects if isinstance(o, ResourceFlavor)]
             self.snap.tas = topology.tas_state(flavors, {p.name: p.per_node for p in pools})
+        # CPU-only pod sets (Ray heads, MPI launchers) go to Kueue with their cpu/memory, so they
+        # take the flavor (and quota) Kueue gives them; they are not placed on nodes.
+        self.gpu_pod_sets: dict[int, int] = {}
+        #: Admissions of CPU-only pod sets, by the flavor of their cpu ("" when they request nothing).
+        self.cpu_flavors: dict[str, int] = {}
 
     @staticmethod
     def _flavor_pools(objects: list[object], pools: list[PoolModel]) -> dict[str, int]:
@@ -102,14 +107,18 @@ class KueueAdmitter:
             queue_name=team.local_queue,
             priority=workload.priority or team.priority,
             creation_time=workload.submit,
-            pod_sets=self._pod_sets(requests, pools, workload.team if self.topology is not None else ""),
+            pod_sets=self._pod_sets(requests, pools, workload.team if self.topology is not None else "")
+            + _cpu_pod_sets(workload),
         )
+        self.gpu_pod_sets[wl] = len(requests)
         self.keys[wl] = kwl.key
         self.index[kwl.key] = wl
         self.snap.now = now
         self.snap.add_workload(kwl)
 
-    def _pod_sets(self, requests: tuple[PodRequest, ...], pools: tuple[int, ...], team: str = "") -> list[PodSet]:
+    def _pod_sets(
+        self, requests: tuple[PodRequest, ...], pools: tuple[int, ...], team: str = ""
+    ) -> list[PodSet]:
         """Kueue pod sets for a request shape; identical shapes share (read-only) PodSet objects.
 
         With topology, a team's placement goes on its gangs' pod sets (`sim.topology`)."""
@@ -139,6 +148,7 @@ class KueueAdmitter:
     def finish(self, wl: int, now: float) -> None:
         """Release the quota of a workload that ended."""
         self.snap.now = now
+        self.gpu_pod_sets.pop(wl, None)
         key = self.keys.pop(wl)
         del self.index[key]
         if self.rates:
@@ -162,10 +172,14 @@ class KueueAdmitter:
         if result.preempted:
             out.preempted.extend(index[victim.workload] for victim in result.preempted)
         for adm in result.admitted:
-            pools = tuple(self._pool_of(ps.flavors) for ps in adm.pod_sets)
+            n = self.gpu_pod_sets[index[adm.workload]]
+            pools = tuple(self._pool_of(ps.flavors) for ps in adm.pod_sets[:n])
+            for ps in adm.pod_sets[n:]:
+                flavor = ps.flavors.get("cpu") or next(iter(ps.flavors.values()), "")
+                self.cpu_flavors[flavor] = self.cpu_flavors.get(flavor, 0) + 1
             out.admitted.append((index[adm.workload], pools))
             if self.topology is not None:
-                self._rate(index[adm.workload], adm.pod_sets, pools)
+                self._rate(index[adm.workload], adm.pod_sets[:n], pools)
         return out
 
     def _rate(self, wl: int, pod_sets: list[AdmittedPodSet], pools: tuple[int, ...]) -> None:
@@ -200,6 +214,22 @@ class KueueAdmitter:
         return {
             self.index[p.workload]: p.reason for p in pending_report(self.snap) if p.workload in self.index
         }
+
+
+def _cpu_pod_sets(workload: TraceWorkload) -> list[PodSet]:
+    """Kueue pod sets for the workload's CPU-only pod sets: their cpu and memory per pod (what
+    the trace gives), no GPU toleration and no pool affinity, as a Ray head is written."""
+    out = []
+    for ps in workload.pod_sets:
+        if ps.count <= 0 or ps.gpus_per_pod > 0 or ps.mig_profile:
+            continue
+        requests: dict[str, str] = {}
+        if ps.cpu_milli:
+            requests["cpu"] = f"{ps.cpu_milli}m"
+        if ps.memory_mib:
+            requests["memory"] = f"{ps.memory_mib}Mi"
+        out.append(PodSet(ps.name, ps.count, requests))
+    return out
 
 
 @register_admitter("kueue")

@@ -52,7 +52,7 @@ def simulate(
     """
     from gpuplane.sim.topology import twin_topology
 
-    outcome = simulate_objects(
+    return simulate_objects(
         pool_models(spec),
         team_queues(spec),
         kueue_objects_for(spec),
@@ -63,10 +63,6 @@ def simulate(
         admitter=admitter,
         topology=twin_topology(spec),
     )
-    note = cpu_pod_note(workloads, [p.name for p in spec.node_pools if not p.is_gpu])
-    if note is not None:
-        outcome.warnings.append(note)
-    return outcome
 
 
 def simulate_objects(
@@ -86,4 +82,7 @@ def simulate_objects(
     engine = Engine(pools, [t.name for t in teams], built, config, shared_resource(pools))
     outcome = engine.run(workloads, progress)
     outcome.warnings.extend(built.notes)
+    note = cpu_pod_note(workloads, getattr(built, "cpu_flavors", None))
+    if note is not None:
+        outcome.warnings.append(note)
     return outcome

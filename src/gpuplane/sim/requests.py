@@ -20,7 +20,7 @@ in spec order), and its pods keep to the pools of that form.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
@@ -197,24 +197,20 @@ def cpu_only_pod_sets(w: Workload) -> tuple[str, ...]:
     return tuple(ps.name for ps in w.pod_sets if ps.count > 0 and ps.gpus_per_pod <= 0 and not ps.mig_profile)
 
 
-def cpu_pod_note(workloads: Sequence[Workload], cpu_pools: Sequence[str]) -> str | None:
+def cpu_pod_note(workloads: Sequence[Workload], admitted: Mapping[str, int] | None) -> str | None:
     """What the twin says about CPU-only pod sets, or None when the workload has none.
 
-    The twin admits, places and costs GPU pod sets only; a CPU-only pod set is not simulated (it
-    holds no GPU quota and no GPU node). On the cluster, render's CPU flavors come first in every
-    ClusterQueue, so Kueue would admit such pod sets to the first CPU pool (`cpu_pools`, spec order).
+    The twin's Kueue admits them with their cpu and memory (so they take the flavor and quota
+    Kueue gives them: render's CPU flavors come first, so a CPU pool's), `admitted` counting those
+    admissions by flavor; they are not placed on nodes and cost nothing in the twin (no CPU nodes).
     """
     with_cpu = [w for w in workloads if cpu_only_pod_sets(w)]
     if not with_cpu:
         return None
     names = sorted({name for w in with_cpu for name in cpu_only_pod_sets(w)})
-    where = (
-        f"Kueue would admit them to CPU pool {cpu_pools[0]} (render's first CPU flavor)"
-        if cpu_pools
-        else "the spec has no CPU pool, so Kueue would admit them to a GPU pool's flavor"
-    )
+    where = ", ".join(f"{flavor or 'no resources'} x{n}" for flavor, n in sorted((admitted or {}).items()))
     return (
         f"{len(with_cpu)} workloads have CPU-only pod sets ({', '.join(names[:5])}"
-        f"{', ...' if len(names) > 5 else ''}): the twin does not simulate them (no placement, no CPU "
-        f"node cost); {where}"
+        f"{', ...' if len(names) > 5 else ''}): Kueue admitted them to flavors {where or '(none yet)'}; "
+        "the twin does not place them on nodes or cost them (it models GPU nodes only)"
     )
