@@ -175,6 +175,10 @@ def plan_command(
         console.print(table(run.result, run.currency))
         for line in summary_lines(run.result, run.currency):
             console.print(line, markup=False)
+        from gpuplane.sim.spec_workload import LABEL as SPEC_WORKLOAD
+
+        if run.workload.startswith(SPEC_WORKLOAD):
+            console.print(f"workload: {run.workload}", markup=False)
     if run.cache_hits:
         err.print(f"{run.cache_hits} evaluations reused from an earlier run ({out / 'cache'})", markup=False)
     for path in run.written:

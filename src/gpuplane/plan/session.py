@@ -67,6 +67,7 @@ class PlanRun:
     written: list[Path]
     currency: str
     cache_hits: int
+    workload: str = ""
 
 
 def check_out_dir(out: Path) -> None:
@@ -133,7 +134,8 @@ def execute(o: PlanOptions, progress: Progress | None = None) -> PlanRun:
     config = _config(o)
     settings = _settings(o, file)
     prices = ApiPrices.parse(o.api_prices, spec.costs.currency)
-    workloads, _ = WorkloadSource(o.workload, o.fmt, o.team_map, False, o.limit).load(spec, o.seed)
+    workload_source = WorkloadSource(o.workload, o.fmt, o.team_map, False, o.limit)
+    workloads, _ = workload_source.load(spec, o.seed, builtin_platform=o.spec is None)
     if not workloads:
         raise UsageError("the workload has no rows to plan with", option="--workload")
     profiles = sorted({p for w in workloads for p in w.mig_profiles})
@@ -155,15 +157,17 @@ def execute(o: PlanOptions, progress: Progress | None = None) -> PlanRun:
         if exit_ is not None:
             exit_(None, None, None)
     source = str(o.spec) if o.spec is not None else BUILTIN_NAME
-    written = _write(o, result, spec, source, len(workloads))
-    return PlanRun(result, written, spec.costs.currency, cache.hits)
+    written = _write(o, result, spec, source, len(workloads), workload_source.label)
+    return PlanRun(result, written, spec.costs.currency, cache.hits, workload_source.label)
 
 
-def _write(o: PlanOptions, result: SearchResult, spec: PlatformSpec, source: str, rows: int) -> list[Path]:
+def _write(
+    o: PlanOptions, result: SearchResult, spec: PlatformSpec, source: str, rows: int, workload: str
+) -> list[Path]:
     currency = spec.costs.currency
     context = {
         "spec": source,
-        "workload": "built-in synthetic week" if o.workload is None else str(o.workload),
+        "workload": workload,
         "workloads": rows,
         "seed": o.seed,
         "currency": currency,

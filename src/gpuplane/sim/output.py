@@ -23,6 +23,7 @@ from rich.table import Table
 from gpuplane.outputs import check_file_target, write_text_atomic
 from gpuplane.sim.engine import Outcome
 from gpuplane.sim.runs import RunRecord
+from gpuplane.sim.spec_workload import LABEL as SPEC_WORKLOAD
 from gpuplane.sim.summary import RunSummary
 from gpuplane.sim.whatif import RunResult
 
@@ -229,5 +230,7 @@ def print_summary(console: Console, results: Sequence[RunResult]) -> None:
     console.print(summary_table(results))
     for r in results:
         console.print(pools_table(r))
+        if r.summary.workload.startswith(SPEC_WORKLOAD):
+            console.print(f"workload: {r.summary.workload}", markup=False)
         for warning in r.summary.warnings:
             console.print(f"warning: {warning}", markup=False)
