@@ -131,9 +131,10 @@ def cluster_cost(
         hours = GpuHours(useful=kept * share, idle=kept * (1 - share), evicted_lost=lost_h)
     currency = str(prices["currency"])
     gpu = price_gpu_hours(hours, float(prices["gpu_hourly"]), currency)
+    support, operations = prices.get("support_monthly"), prices.get("operations_monthly")
     overheads = Overheads(
-        support_monthly=float(prices["support_monthly"]),
-        operations_monthly=float(prices["operations_monthly"]),
+        support_monthly=None if support is None else float(support),
+        operations_monthly=None if operations is None else float(operations),
         currency=currency,
     ).for_window(window_h)
     return ClusterCost(hours, gpu + overheads)

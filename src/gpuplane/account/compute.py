@@ -180,6 +180,16 @@ def _kueue(raw: RawData) -> KueueView:
     )
 
 
+def _cpu_node_hours(raw: RawData, res: Resolver) -> dict[str, float]:
+    """Node-hours each CPU pool of the spec had in the window (the nodes Prometheus saw)."""
+    out: dict[str, float] = {name: 0.0 for name in res.all_pools if res.is_cpu_pool(name)}
+    for labels, present_h in raw.nodes:
+        pool = res.pool_of(labels)
+        if pool in out:
+            out[pool] += max(present_h, 0.0)
+    return out
+
+
 def account(raw: RawData, spec: PlatformSpec) -> AccountResult:
     """Per-pod and per-pool GPU time and cost for the window of `raw`."""
     res = Resolver(spec)
@@ -196,7 +206,11 @@ def account(raw: RawData, spec: PlatformSpec) -> AccountResult:
         activity_source=_activity_source(pods),
         pods=pods,
         pools=pools,
-        overheads=Overheads.from_spec(spec).for_window(w.hours),
+        overheads=Overheads.from_spec(spec).for_window(
+            w.hours,
+            gpu_hours=sum(p.hours.allocated for p in pools),
+            cpu_node_hours=_cpu_node_hours(raw, res),
+        ),
         notes=account_notes(raw, res, pods, pools, info),
         kueue=_kueue(raw),
         timeline=timeline(raw, res, pods, info) if raw.chart_step else None,
