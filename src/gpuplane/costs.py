@@ -92,7 +92,7 @@ OVERHEAD_LABELS: dict[str, str] = {
     "network": "network",
     "storage": "storage",
     "control_plane": "control plane",
-    "cpu_nodes": "CPU pools' nodes",
+    "cpu_nodes": "CPU pool nodes",
     "support": "support",
     "operations": "operations",
 }

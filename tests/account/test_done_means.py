@@ -117,7 +117,9 @@ def test_cluster_totals_and_costs(result: AccountResult) -> None:
     # Nothing declares storage, traffic or a control-plane tier: not declared, not 0.
     assert [s.cost.term(t) for t in ("storage", "network", "control_plane")] == [None, None, None]
     assert s.accepted == len(ACCEPTED)
-    assert s.per_accepted_unit == pytest.approx((gpu_cost + SUPPORT + OPERATIONS + CPU_NODES) / len(ACCEPTED), rel=REL)
+    assert s.per_accepted_unit == pytest.approx(
+        (gpu_cost + SUPPORT + OPERATIONS + CPU_NODES) / len(ACCEPTED), rel=REL
+    )
     failed_cost = HAND["llm-ft-0"][4] * GPU_HOUR["train"]
     assert s.cost.failed == pytest.approx(failed_cost, rel=REL)
     unmeasured_cost = (HAND["llm-serve"][3] + HAND["embed"][3] + HAND["small-a"][3]) * GPU_HOUR["mig"]

@@ -208,6 +208,7 @@ def account(raw: RawData, spec: PlatformSpec) -> AccountResult:
         pools=pools,
         overheads=Overheads.from_spec(spec).for_window(
             w.hours,
+            accepted_units=float(sum(p.outcome == "Succeeded" for p in pods)),
             gpu_hours=sum(p.hours.allocated for p in pools),
             cpu_node_hours=_cpu_node_hours(raw, res),
         ),
