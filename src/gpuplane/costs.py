@@ -294,6 +294,22 @@ class Overheads:
             cpu_pools=tuple(cpu) if priced and cpu else None,
         )
 
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data (for a file another command prices from later, e.g. acceptance's suite.json)."""
+        out: dict[str, Any] = asdict(self)
+        out["cpu_pools"] = None if self.cpu_pools is None else [list(p) for p in self.cpu_pools]
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Overheads:
+        """The inverse of `to_dict`."""
+        fields = dict(data)
+        pools = fields.get("cpu_pools")
+        fields["cpu_pools"] = (
+            None if pools is None else tuple((str(n), float(p), int(k)) for n, p, k in pools)
+        )
+        return cls(**fields)
+
     def for_window(
         self,
         window_hours: float,
