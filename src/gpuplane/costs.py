@@ -256,6 +256,18 @@ class Overheads:
     control_plane_source: str = ""
     #: (pool, node-hour price, minNodes) of every CPU pool; None when a CPU pool has no price.
     cpu_pools: tuple[tuple[str, float, int], ...] | None = None
+    #: GiB of the declared volumes that belong to one team, by team (part of `storage_gib`).
+    team_storage_gib: tuple[tuple[str, float], ...] = ()
+
+    def team_storage(self, window_hours: float) -> dict[str, float]:
+        """The storage cost of each team's own volumes over the window (0 when storage is not
+        declared); the rest of the storage term is shared."""
+        if self.storage_per_gib_month is None:
+            return {}
+        out: dict[str, float] = {}
+        for team, gib in self.team_storage_gib:
+            out[team] = out.get(team, 0.0) + prorate_monthly(gib * self.storage_per_gib_month, window_hours)
+        return out
 
     @classmethod
     def from_spec(cls, spec: PlatformSpec) -> Overheads:
@@ -292,12 +304,14 @@ class Overheads:
             control_plane_hourly=fee.hourly if fee else None,
             control_plane_source=f"{fee.source} ({fee.date})" if fee else "",
             cpu_pools=tuple(cpu) if priced and cpu else None,
+            team_storage_gib=tuple((v.team, v.gib) for v in costs.storage if v.team is not None),
         )
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (for a file another command prices from later, e.g. acceptance's suite.json)."""
         out: dict[str, Any] = asdict(self)
         out["cpu_pools"] = None if self.cpu_pools is None else [list(p) for p in self.cpu_pools]
+        out["team_storage_gib"] = [list(t) for t in self.team_storage_gib]
         return out
 
     @classmethod

@@ -169,6 +169,8 @@ def test_account_shows_every_term_and_the_same_total(spec_file: Path, prometheus
         got = s.cost.term(term)
         assert got == (None if value is None else pytest.approx(value, abs=0.01)), term
     assert round(s.cost.total, 2) == TOTAL
+    assert result.team_storage == pytest.approx({"t": 1000 * 0.10 * 10 / 730})
+    assert round(views.team_effective(result)["t"].total, 2) == TOTAL  # the only team carries it all
     data = s.as_dict()["cost"]
     assert data["operations"] is None and "operations" not in data["declared"]
     console = Console(record=True, width=200)

@@ -68,3 +68,19 @@ def test_price_set_without_an_input_stays_not_declared() -> None:
     spec, _ = parse_spec(_spec("  storagePerGiBMonth: 0.12\n  networkPerGiB: 0.02\n"), "s.yaml", priced=True)
     cost = Overheads.from_spec(spec).for_window(100.0, accepted_units=10, gpu_hours=50)
     assert cost.term("storage") is None and cost.term("network") is None
+
+
+def test_team_volumes_are_that_teams_storage() -> None:
+    """730 GiB of team a and 365 GiB of team b at 1.00/GiB-month over 73 h (a tenth of a month)."""
+    extra = (
+        "  storagePerGiBMonth: 1.0\n  storage:\n    - {name: a-ckpt, gib: 730, team: a}\n"
+        "    - {name: b-ckpt, gib: 365, team: b}\n    - {name: shared, gib: 100}\n"
+    )
+    text = _spec(extra).replace(
+        "teams:\n  - {name: t, namespaces: [t], quotas: [{pool: gpu, nominal: 8}]}",
+        "teams:\n  - {name: a, namespaces: [a]}\n  - {name: b, namespaces: [b]}",
+    )
+    spec, _ = parse_spec(text, "s.yaml", priced=True)
+    overheads = Overheads.from_spec(spec)
+    assert overheads.team_storage(73.0) == pytest.approx({"a": 73.0, "b": 36.5})
+    assert overheads.for_window(73.0).term("storage") == pytest.approx(119.5)

@@ -62,6 +62,8 @@ class AccountResult:
     kueue: KueueView
     timeline: Timeline | None = None
     queries: int = 0
+    #: Storage cost of team-owned volumes (`costs.storage[].team`), part of `overheads.storage`.
+    team_storage: dict[str, float] = field(default_factory=dict)
 
     @property
     def hours(self) -> float:
@@ -206,6 +208,7 @@ def account(raw: RawData, spec: PlatformSpec) -> AccountResult:
         activity_source=_activity_source(pods),
         pods=pods,
         pools=pools,
+        team_storage=Overheads.from_spec(spec).team_storage(w.hours),
         overheads=Overheads.from_spec(spec).for_window(
             w.hours,
             accepted_units=float(sum(p.outcome == "Succeeded" for p in pods)),
