@@ -40,13 +40,16 @@ __all__ = [
     "COMPONENTS",
     "GPU_TIME_KINDS",
     "HOURS_PER_MONTH",
+    "NOT_DECLARED",
     "OVERHEAD_COMPONENTS",
+    "OVERHEAD_LABELS",
     "CostBreakdown",
     "GpuHours",
     "GpuTime",
     "Overheads",
     "PoolPrice",
     "gpu_hour_price",
+    "overhead_rows",
     "pool_price",
     "price_gpu_hours",
     "prorate_monthly",
@@ -74,8 +77,26 @@ class GpuTime(StrEnum):
 GPU_TIME_KINDS: tuple[GpuTime, ...] = tuple(GpuTime)
 #: The kinds some workload held (all but unallocated).
 ALLOCATED_KINDS: tuple[GpuTime, ...] = tuple(k for k in GpuTime if k is not GpuTime.UNALLOCATED)
-#: Charges that are not GPU time.
-OVERHEAD_COMPONENTS: tuple[str, ...] = ("network", "storage", "support", "operations")
+#: Charges that are not GPU time. Each is computed only from what the spec declares; a term with
+#: no input is "not declared" (None in JSON, "not declared" in tables), never a silent 0.
+OVERHEAD_COMPONENTS: tuple[str, ...] = (
+    "network",
+    "storage",
+    "control_plane",
+    "cpu_nodes",
+    "support",
+    "operations",
+)
+#: How reports name the overhead terms.
+OVERHEAD_LABELS: dict[str, str] = {
+    "network": "network",
+    "storage": "storage",
+    "control_plane": "control plane",
+    "cpu_nodes": "CPU pool nodes",
+    "support": "support",
+    "operations": "operations",
+}
+NOT_DECLARED = "not declared"
 #: The components of a breakdown, in the order reports show them.
 COMPONENTS: tuple[str, ...] = (*(k.value for k in GPU_TIME_KINDS), *OVERHEAD_COMPONENTS)
 
@@ -95,6 +116,17 @@ class CostBreakdown:
     support: float = 0.0
     operations: float = 0.0
     currency: str = "USD"
+    control_plane: float = 0.0
+    cpu_nodes: float = 0.0
+    #: The overhead terms the spec gave an input for (the others are "not declared").
+    declared: frozenset[str] = frozenset()
+
+    def term(self, name: str) -> float | None:
+        """An overhead term's value, or None when it was not declared (GPU kinds: always a value)."""
+        if name in OVERHEAD_COMPONENTS and name not in self.declared:
+            return None
+        value: float = getattr(self, name)
+        return value
 
     @property
     def gpu(self) -> float:
@@ -116,19 +148,32 @@ class CostBreakdown:
         if other.currency != self.currency:
             raise ValueError(f"cannot add costs in {self.currency} and {other.currency}")
         values = {name: getattr(self, name) + getattr(other, name) for name in COMPONENTS}
-        return CostBreakdown(currency=self.currency, **values)
+        return CostBreakdown(currency=self.currency, declared=self.declared | other.declared, **values)
 
     def scaled(self, factor: float) -> CostBreakdown:
         """Every component multiplied by `factor` (e.g. a team's share of a shared overhead)."""
         values = {name: getattr(self, name) * factor for name in COMPONENTS}
-        return CostBreakdown(currency=self.currency, **values)
+        return CostBreakdown(currency=self.currency, declared=self.declared, **values)
 
     def as_dict(self) -> dict[str, Any]:
-        """Plain dict with every component, `gpu` and `total`, for JSON output."""
+        """Plain dict with every component (an overhead term not declared is None), `gpu`, `total`
+        (of what was declared) and `declared` (the overhead terms that were), for JSON output."""
         out: dict[str, Any] = asdict(self)
+        for name in OVERHEAD_COMPONENTS:
+            out[name] = self.term(name)
+        out["declared"] = [name for name in OVERHEAD_COMPONENTS if name in self.declared]
         out["gpu"] = self.gpu
         out["total"] = self.total
         return out
+
+
+def overhead_rows(cost: CostBreakdown, money: str = "{:,.2f}") -> list[tuple[str, str]]:
+    """(label, value) of every overhead term for tables: the amount, or "not declared"."""
+    rows = []
+    for name in OVERHEAD_COMPONENTS:
+        value = cost.term(name)
+        rows.append((OVERHEAD_LABELS[name], NOT_DECLARED if value is None else money.format(value)))
+    return rows
 
 
 def sum_breakdowns(items: Iterable[CostBreakdown], currency: str = "USD") -> CostBreakdown:
@@ -187,36 +232,153 @@ def prorate_monthly(monthly: float, window_hours: float) -> float:
 
 @dataclass(frozen=True)
 class Overheads:
-    """Non-GPU charges of the platform, as written in the spec's `costs` section."""
+    """Non-GPU charges of the platform, from what the spec's `costs` section (and its CPU pools)
+    declare. A charge with no input is None here and "not declared" in every output.
 
-    support_monthly: float = 0.0
-    operations_monthly: float = 0.0
-    storage_per_gib_month: float = 0.0
-    network_per_gib: float = 0.0
+    - support, operations: monthly, prorated over the window;
+    - storage: the declared volumes (`costs.storage`) at `storagePerGiBMonth`, prorated;
+    - network: declared traffic (`costs.network`: GiB per accepted unit and/or per allocated
+      GPU-hour) at `networkPerGiB`;
+    - control plane: the catalog's fee of `costs.controlPlaneTier` on the cluster's provider;
+    - CPU pools' nodes: each CPU pool's node-hours at its `costs.pools` price (the twin keeps a
+      CPU pool at `minNodes`; `account` counts the nodes Prometheus saw).
+    """
+
+    support_monthly: float | None = None
+    operations_monthly: float | None = None
+    storage_per_gib_month: float | None = None
+    network_per_gib: float | None = None
     currency: str = "USD"
+    storage_gib: float = 0.0
+    network_gib_per_unit: float | None = None
+    network_gib_per_gpu_hour: float | None = None
+    control_plane_hourly: float | None = None
+    control_plane_source: str = ""
+    #: (pool, node-hour price, minNodes) of every CPU pool; None when a CPU pool has no price.
+    cpu_pools: tuple[tuple[str, float, int], ...] | None = None
+    #: GiB of the declared volumes that belong to one team, by team (part of `storage_gib`).
+    team_storage_gib: tuple[tuple[str, float], ...] = ()
+
+    def team_storage(self, window_hours: float) -> dict[str, float]:
+        """The storage cost of each team's own volumes over the window (0 when storage is not
+        declared); the rest of the storage term is shared."""
+        if self.storage_per_gib_month is None:
+            return {}
+        out: dict[str, float] = {}
+        for team, gib in self.team_storage_gib:
+            out[team] = out.get(team, 0.0) + prorate_monthly(gib * self.storage_per_gib_month, window_hours)
+        return out
 
     @classmethod
     def from_spec(cls, spec: PlatformSpec) -> Overheads:
-        """The overheads written in the spec's `costs` section."""
+        """The overheads the spec declares."""
+        from gpuplane.catalog.control_plane import control_plane_fee
+
         costs = spec.costs
+        given = costs.model_fields_set
+        fee = (
+            control_plane_fee(spec.cluster.provider, costs.control_plane_tier)
+            if costs.control_plane_tier
+            else None
+        )
+        cpu: list[tuple[str, float, int]] = []
+        priced = True
+        for pool in spec.node_pools:
+            if pool.is_gpu:
+                continue
+            override = costs.pools.get(pool.name)
+            if override is None or override.on_demand_hourly is None:
+                priced = False
+                continue
+            cpu.append((pool.name, override.on_demand_hourly, pool.min_nodes))
+        traffic = costs.network
         return cls(
-            support_monthly=costs.support_monthly,
-            operations_monthly=costs.operations_monthly,
-            storage_per_gib_month=costs.storage_per_gib_month,
-            network_per_gib=costs.network_per_gib,
+            support_monthly=costs.support_monthly if "support_monthly" in given else None,
+            operations_monthly=costs.operations_monthly if "operations_monthly" in given else None,
+            storage_per_gib_month=costs.storage_per_gib_month if "storage_per_gib_month" in given else None,
+            network_per_gib=costs.network_per_gib if "network_per_gib" in given else None,
             currency=costs.currency,
+            storage_gib=sum(v.gib for v in costs.storage),
+            network_gib_per_unit=traffic.per_accepted_unit_gib if traffic else None,
+            network_gib_per_gpu_hour=traffic.per_gpu_hour_gib if traffic else None,
+            control_plane_hourly=fee.hourly if fee else None,
+            control_plane_source=f"{fee.source} ({fee.date})" if fee else "",
+            cpu_pools=tuple(cpu) if priced and cpu else None,
+            team_storage_gib=tuple((v.team, v.gib) for v in costs.storage if v.team is not None),
         )
 
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data (for a file another command prices from later, e.g. acceptance's suite.json)."""
+        out: dict[str, Any] = asdict(self)
+        out["cpu_pools"] = None if self.cpu_pools is None else [list(p) for p in self.cpu_pools]
+        out["team_storage_gib"] = [list(t) for t in self.team_storage_gib]
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Overheads:
+        """The inverse of `to_dict`."""
+        fields = dict(data)
+        pools = fields.get("cpu_pools")
+        fields["cpu_pools"] = (
+            None if pools is None else tuple((str(n), float(p), int(k)) for n, p, k in pools)
+        )
+        return cls(**fields)
+
     def for_window(
-        self, window_hours: float, *, storage_gib: float = 0.0, network_gib: float = 0.0
+        self,
+        window_hours: float,
+        *,
+        storage_gib: float = 0.0,
+        network_gib: float = 0.0,
+        accepted_units: float | None = None,
+        gpu_hours: float | None = None,
+        cpu_node_hours: dict[str, float] | None = None,
     ) -> CostBreakdown:
-        """The overhead part of a breakdown for a window, storing `storage_gib` and moving `network_gib`."""
+        """The overhead part of a breakdown for a window of `window_hours`.
+
+        `accepted_units` and `gpu_hours` (allocated) scale the declared traffic; `cpu_node_hours`
+        are the CPU pools' node-hours seen (default: `minNodes` for the whole window).
+        `storage_gib` and `network_gib` add explicit volumes and traffic on top of the spec's.
+        """
+        declared: set[str] = set()
+        values: dict[str, float] = {}
+        if self.support_monthly is not None:
+            declared.add("support")
+            values["support"] = prorate_monthly(self.support_monthly, window_hours)
+        if self.operations_monthly is not None:
+            declared.add("operations")
+            values["operations"] = prorate_monthly(self.operations_monthly, window_hours)
+        gib = self.storage_gib + storage_gib
+        if gib > 0 and self.storage_per_gib_month is not None:
+            declared.add("storage")
+            values["storage"] = prorate_monthly(gib * self.storage_per_gib_month, window_hours)
+        moved, known = network_gib, network_gib > 0
+        if self.network_gib_per_unit is not None and accepted_units is not None:
+            moved, known = moved + self.network_gib_per_unit * accepted_units, True
+        if self.network_gib_per_gpu_hour is not None and gpu_hours is not None:
+            moved, known = moved + self.network_gib_per_gpu_hour * gpu_hours, True
+        if known and self.network_per_gib is not None:
+            declared.add("network")
+            values["network"] = moved * self.network_per_gib
+        if self.control_plane_hourly is not None:
+            declared.add("control_plane")
+            values["control_plane"] = self.control_plane_hourly * window_hours
+        if self.cpu_pools is not None:
+            declared.add("cpu_nodes")
+            seen = cpu_node_hours or {}
+            values["cpu_nodes"] = sum(
+                price * (seen[name] if name in seen else nodes * window_hours)
+                for name, price, nodes in self.cpu_pools
+            )
         return CostBreakdown(
-            network=network_gib * self.network_per_gib,
-            storage=prorate_monthly(storage_gib * self.storage_per_gib_month, window_hours),
-            support=prorate_monthly(self.support_monthly, window_hours),
-            operations=prorate_monthly(self.operations_monthly, window_hours),
+            network=values.get("network", 0.0),
+            storage=values.get("storage", 0.0),
+            support=values.get("support", 0.0),
+            operations=values.get("operations", 0.0),
             currency=self.currency,
+            control_plane=values.get("control_plane", 0.0),
+            cpu_nodes=values.get("cpu_nodes", 0.0),
+            declared=frozenset(declared),
         )
 
 
@@ -251,7 +413,15 @@ class GpuHours:
 
 def price_gpu_hours(hours: GpuHours, gpu_hourly: float, currency: str = "USD") -> CostBreakdown:
     """The GPU part of a breakdown: each kind of GPU-hour at one GPU-hour price."""
-    return CostBreakdown(currency=currency, **{k.value: hours[k] * gpu_hourly for k in GPU_TIME_KINDS})
+    return CostBreakdown(
+        useful=hours.useful * gpu_hourly,
+        idle=hours.idle * gpu_hourly,
+        unmeasured=hours.unmeasured * gpu_hourly,
+        failed=hours.failed * gpu_hourly,
+        evicted_lost=hours.evicted_lost * gpu_hourly,
+        unallocated=hours.unallocated * gpu_hourly,
+        currency=currency,
+    )
 
 
 def pool_price(spec: PlatformSpec, pool: NodePool) -> PoolPrice:

@@ -70,6 +70,7 @@ ENERGY_KWH = {
     "t4": (10 * 24 + 10 * 24 + 20 * 12) / 1000,
 }
 SUPPORT, OPERATIONS = 730 * 24 / 730, 1460 * 24 / 730  # monthly, prorated over 24 of 730 hours
+CPU_NODES = 0.8 * 24  # the cpu pool's one node (aks-cpu-0) all day at its 0.8/h price
 ACCEPTED = {"resnet", "notebook", "llm-ft-1", "embed", "ts-b"}  # Succeeded
 
 
@@ -112,8 +113,13 @@ def test_cluster_totals_and_costs(result: AccountResult) -> None:
     gpu_cost = sum(PROVISIONED[p] * GPU_HOUR[p] for p in PROVISIONED)  # every provisioned hour is paid for
     assert s.cost.gpu == pytest.approx(gpu_cost, rel=REL)
     assert (s.cost.support, s.cost.operations) == pytest.approx((SUPPORT, OPERATIONS))
+    assert s.cost.term("cpu_nodes") == pytest.approx(CPU_NODES)
+    # Nothing declares storage, traffic or a control-plane tier: not declared, not 0.
+    assert [s.cost.term(t) for t in ("storage", "network", "control_plane")] == [None, None, None]
     assert s.accepted == len(ACCEPTED)
-    assert s.per_accepted_unit == pytest.approx((gpu_cost + SUPPORT + OPERATIONS) / len(ACCEPTED), rel=REL)
+    assert s.per_accepted_unit == pytest.approx(
+        (gpu_cost + SUPPORT + OPERATIONS + CPU_NODES) / len(ACCEPTED), rel=REL
+    )
     failed_cost = HAND["llm-ft-0"][4] * GPU_HOUR["train"]
     assert s.cost.failed == pytest.approx(failed_cost, rel=REL)
     unmeasured_cost = (HAND["llm-serve"][3] + HAND["embed"][3] + HAND["small-a"][3]) * GPU_HOUR["mig"]

@@ -10,7 +10,7 @@ so scoring needs no spec.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from gpuplane.baselines import (
@@ -71,6 +71,7 @@ def price_info(spec: PlatformSpec, pool: NodePool, gpus_per_pod: int) -> dict[st
         "rental": _rental(spec, pool, gpus_per_pod),
         "support_monthly": overheads.support_monthly,
         "operations_monthly": overheads.operations_monthly,
+        "overheads": overheads.to_dict(),
     }
 
 
@@ -116,12 +117,19 @@ class ClusterCost:
 
 
 def cluster_cost(
-    prices: dict[str, Any], allocated_h: float, lost_h: float, activity: float | None, window_h: float
+    prices: dict[str, Any],
+    allocated_h: float,
+    lost_h: float,
+    activity: float | None,
+    window_h: float,
+    *,
+    accepted_units: float | None = None,
 ) -> ClusterCost:
     """Price `allocated_h` GPU-hours (of which `lost_h` were lost to the deletion) over a window.
 
     With a measured engine activity the rest splits into useful and idle; without one it is
-    unmeasured (costs.GpuTime), never assumed useful.
+    unmeasured (costs.GpuTime), never assumed useful. The overheads are the spec's declared terms
+    (recorded in suite.json by `price_info`), prorated over the window like `simulate`'s.
     """
     kept = max(allocated_h - lost_h, 0.0)
     if activity is None:
@@ -131,9 +139,17 @@ def cluster_cost(
         hours = GpuHours(useful=kept * share, idle=kept * (1 - share), evicted_lost=lost_h)
     currency = str(prices["currency"])
     gpu = price_gpu_hours(hours, float(prices["gpu_hourly"]), currency)
-    overheads = Overheads(
-        support_monthly=float(prices["support_monthly"]),
-        operations_monthly=float(prices["operations_monthly"]),
+    support, operations = prices.get("support_monthly"), prices.get("operations_monthly")
+    declared = (
+        Overheads.from_dict(prices["overheads"])
+        if isinstance(prices.get("overheads"), dict)
+        else Overheads(currency=currency)
+    )
+    # support/operations as recorded (a suite may have been edited to price them differently).
+    overheads = replace(
+        declared,
+        support_monthly=None if support is None else float(support),
+        operations_monthly=None if operations is None else float(operations),
         currency=currency,
-    ).for_window(window_h)
+    ).for_window(window_h, accepted_units=accepted_units, gpu_hours=allocated_h)
     return ClusterCost(hours, gpu + overheads)

@@ -81,7 +81,9 @@ def score_cost(suite: dict[str, Any], obs: Observations) -> StepResult:
             f"pool {suite.get('pool')} has no price (catalog or spec costs.pools), so it cannot be compared"
         )
         return result
-    cost = cluster_cost(prices, allocated_s / 3600, lost_s / 3600, _activity(obs), span_s / 3600)
+    cost = cluster_cost(
+        prices, allocated_s / 3600, lost_s / 3600, _activity(obs), span_s / 3600, accepted_units=units
+    )
     per_unit = cost.breakdown.total / units
     result.figures += [
         Figure("gpu_hours", allocated_s / 3600, "GPU-h"),

@@ -62,6 +62,8 @@ class AccountResult:
     kueue: KueueView
     timeline: Timeline | None = None
     queries: int = 0
+    #: Storage cost of team-owned volumes (`costs.storage[].team`), part of `overheads.storage`.
+    team_storage: dict[str, float] = field(default_factory=dict)
 
     @property
     def hours(self) -> float:
@@ -180,6 +182,16 @@ def _kueue(raw: RawData) -> KueueView:
     )
 
 
+def _cpu_node_hours(raw: RawData, res: Resolver) -> dict[str, float]:
+    """Node-hours each CPU pool of the spec had in the window (the nodes Prometheus saw)."""
+    out: dict[str, float] = {name: 0.0 for name in res.all_pools if res.is_cpu_pool(name)}
+    for labels, present_h in raw.nodes:
+        pool = res.pool_of(labels)
+        if pool in out:
+            out[pool] += max(present_h, 0.0)
+    return out
+
+
 def account(raw: RawData, spec: PlatformSpec) -> AccountResult:
     """Per-pod and per-pool GPU time and cost for the window of `raw`."""
     res = Resolver(spec)
@@ -196,7 +208,13 @@ def account(raw: RawData, spec: PlatformSpec) -> AccountResult:
         activity_source=_activity_source(pods),
         pods=pods,
         pools=pools,
-        overheads=Overheads.from_spec(spec).for_window(w.hours),
+        team_storage=Overheads.from_spec(spec).team_storage(w.hours),
+        overheads=Overheads.from_spec(spec).for_window(
+            w.hours,
+            accepted_units=float(sum(p.outcome == "Succeeded" for p in pods)),
+            gpu_hours=sum(p.hours.allocated for p in pools),
+            cpu_node_hours=_cpu_node_hours(raw, res),
+        ),
         notes=account_notes(raw, res, pods, pools, info),
         kueue=_kueue(raw),
         timeline=timeline(raw, res, pods, info) if raw.chart_step else None,

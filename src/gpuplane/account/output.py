@@ -13,7 +13,7 @@ from rich.table import Table
 
 from gpuplane.account import views
 from gpuplane.account.compute import AccountResult
-from gpuplane.costs import GpuTime
+from gpuplane.costs import GpuTime, overhead_rows
 
 _HOURS = tuple(f"{views.kind_name(k)}_gpu_hours" for k in views.ACCOUNT_KINDS)
 _COSTS = tuple(f"cost_{k.value}" for k in views.ACCOUNT_KINDS)
@@ -119,6 +119,8 @@ def print_tables(result: AccountResult, console: Console) -> None:
         f"Cost: {_money(s.cost.total, cur)}  accepted units {s.accepted}  per unit "
         f"{_money(s.per_accepted_unit, cur)}  per useful GPU-hour {_money(s.per_useful_gpu_hour, cur)}"
     )
+    terms = "  ".join(f"{label} {value}" for label, value in overhead_rows(s.cost))
+    console.print(f"Overheads ({cur}): {terms}", markup=False)
     console.print(_rows_table("Pools", views.financial(result, "pool"), cur, provisioned=True))
     console.print(_rows_table("Teams", views.financial(result, "team"), cur))
     pods = sorted(views.financial(result, "pod"), key=lambda r: (-r.cost.gpu, r.name))[:20]

@@ -12,7 +12,7 @@ from gpuplane.account import views
 from gpuplane.account.compute import AccountResult
 from gpuplane.account.output import iso
 from gpuplane.account.timeline import Timeline
-from gpuplane.costs import GpuTime
+from gpuplane.costs import GpuTime, overhead_rows
 from gpuplane.report import Html, Page, cards, charts, figure, note, table
 
 _STATES = (GpuTime.USEFUL, GpuTime.IDLE, GpuTime.UNMEASURED, GpuTime.FAILED, GpuTime.UNALLOCATED)
@@ -51,6 +51,7 @@ def _summary(result: AccountResult) -> list[Html]:
     figures += [(f"{kind.label.capitalize()} GPU-h", f"{s.hours[kind]:,.1f}") for kind in views.ACCOUNT_KINDS]
     figures += [
         ("Total cost", _money(s.cost.total, cur)),
+        *((f"{label.capitalize()} ({cur})", value) for label, value in overhead_rows(s.cost)),
         ("Accepted units", str(s.accepted)),
         ("Cost per accepted unit", _money(s.per_accepted_unit, cur)),
     ]

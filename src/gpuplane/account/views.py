@@ -9,7 +9,7 @@ cost per accepted unit shares unallocated time and overheads by allocated cost (
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gpuplane.account.compute import AccountResult, PodUsage, pool_cost
@@ -209,21 +209,25 @@ def summary(result: AccountResult) -> Summary:
 
 
 def team_effective(result: AccountResult) -> dict[str, CostBreakdown]:
-    """Each team's full cost: its pods, plus unallocated time and overheads shared by allocated cost."""
+    """Each team's full cost: its pods, its own storage volumes (`costs.storage[].team`), plus
+    unallocated time and the other overheads shared by allocated cost."""
     cur = result.currency
     own = {row.name: row.cost for row in financial(result, "team") if row.name != UNALLOCATED_ROW}
+    owned = {team: amount for team, amount in result.team_storage.items() if team in own}
+    overheads = replace(result.overheads, storage=result.overheads.storage - sum(owned.values()))
     shared = (
         sum_breakdowns(
             (price_gpu_hours(GpuHours(unallocated=p.unallocated_h), p.gpu_hourly, cur) for p in result.pools),
             cur,
         )
-        + result.overheads
+        + overheads
     )
     total_alloc = sum(c.gpu for c in own.values())
     out: dict[str, CostBreakdown] = {}
     for team, cost in own.items():
         weight = cost.gpu / total_alloc if total_alloc > 0 else 1 / max(len(own), 1)
-        out[team] = cost + shared.scaled(weight)
+        mine = CostBreakdown(currency=cur, storage=owned.get(team, 0.0), declared=result.overheads.declared)
+        out[team] = cost + shared.scaled(weight) + mine
     return out
 
 

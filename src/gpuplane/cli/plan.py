@@ -211,6 +211,10 @@ def plan_command(
         console.print(table(run.result, run.currency))
         for line in summary_lines(run.result, run.currency):
             console.print(line, markup=False)
+        from gpuplane.sim.spec_workload import LABEL as SPEC_WORKLOAD
+
+        if run.workload.startswith(SPEC_WORKLOAD):
+            console.print(f"workload: {run.workload}", markup=False)
     for path, reason in run.damaged:
         err.print(f"{path}: warning: damaged cache entry ({reason}); evaluated again", markup=False)
     if run.cache_hits:

@@ -68,6 +68,7 @@ class PlanRun:
     currency: str
     cache_hits: int
     damaged: list[tuple[Path, str]] = field(default_factory=list)
+    workload: str = ""
 
 
 def check_out_dir(out: Path) -> None:
@@ -136,7 +137,8 @@ def execute(o: PlanOptions, progress: Progress | None = None) -> PlanRun:
     config = _config(o)
     settings = _settings(o, file)
     prices = ApiPrices.parse(o.api_prices, spec.costs.currency)
-    workloads, _ = WorkloadSource(o.workload, o.fmt, o.team_map, False, o.limit).load(spec, o.seed)
+    workload_source = WorkloadSource(o.workload, o.fmt, o.team_map, False, o.limit)
+    workloads, _ = workload_source.load(spec, o.seed, builtin_platform=o.spec is None)
     if not workloads:
         raise UsageError("the workload has no rows to plan with", option="--workload")
     profiles = sorted({p for w in workloads for p in w.mig_profiles})
@@ -157,17 +159,25 @@ def execute(o: PlanOptions, progress: Progress | None = None) -> PlanRun:
             if exit_ is not None:
                 exit_(None, None, None)
         source = str(o.spec) if o.spec is not None else BUILTIN_NAME
-        written = _write(folder, o, result, spec, source, len(workloads))
-    return PlanRun(result, written, spec.costs.currency, cache.hits, list(cache.damaged))
+        written = _write(folder, o, result, spec, source, len(workloads), workload_source.label)
+    return PlanRun(
+        result, written, spec.costs.currency, cache.hits, list(cache.damaged), workload_source.label
+    )
 
 
 def _write(
-    folder: PlanFolder, o: PlanOptions, result: SearchResult, spec: PlatformSpec, source: str, rows: int
+    folder: PlanFolder,
+    o: PlanOptions,
+    result: SearchResult,
+    spec: PlatformSpec,
+    source: str,
+    rows: int,
+    workload: str,
 ) -> list[Path]:
     currency = spec.costs.currency
     context = {
         "spec": source,
-        "workload": "built-in synthetic week" if o.workload is None else str(o.workload),
+        "workload": workload,
         "workloads": rows,
         "seed": o.seed,
         "currency": currency,

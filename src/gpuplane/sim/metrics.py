@@ -173,9 +173,10 @@ def summarize(
     pool_costs = [
         price_gpu_hours(h, p.price.gpu_hourly, currency) for h, p in zip(hours, outcome.pools, strict=True)
     ]
-    extra = overheads.for_window(window_h)
-    total = sum_breakdowns(pool_costs, currency) + extra
     units = _accepted(outcome, config)
+    allocated_h = sum(h.allocated for h in hours)
+    extra = overheads.for_window(window_h, accepted_units=units, gpu_hours=allocated_h)
+    total = sum_breakdowns(pool_costs, currency) + extra
     reasons = Counter(outcome.pending_reasons.values())
     so_far, class_waits = _waits_so_far(outcome)
     teams = tuple(

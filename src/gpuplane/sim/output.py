@@ -20,9 +20,11 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from gpuplane.costs import overhead_rows
 from gpuplane.outputs import check_file_target, write_text_atomic
 from gpuplane.sim.engine import Outcome
 from gpuplane.sim.runs import RunRecord
+from gpuplane.sim.spec_workload import LABEL as SPEC_WORKLOAD
 from gpuplane.sim.summary import RunSummary
 from gpuplane.sim.whatif import RunResult
 
@@ -179,7 +181,7 @@ def _rows(s: RunSummary) -> list[tuple[str, str]]:
         ("  failed runs", _money(c.failed)),
         ("  evicted & lost", _money(c.evicted_lost)),
         ("  unallocated GPUs", _money(c.unallocated)),
-        ("  support + operations", _money(c.support + c.operations)),
+        *((f"  {label}", value) for label, value in overhead_rows(c)),
         ("accepted units", f"{s.accepted_units:,.0f}"),
         ("workloads (completed/failed/killed)", f"{w.completed:,}/{w.failed:,}/{w.killed:,}"),
         ("still waiting at the end", f"{w.waiting:,}"),
@@ -229,5 +231,7 @@ def print_summary(console: Console, results: Sequence[RunResult]) -> None:
     console.print(summary_table(results))
     for r in results:
         console.print(pools_table(r))
+        if r.summary.workload.startswith(SPEC_WORKLOAD):
+            console.print(f"workload: {r.summary.workload}", markup=False)
         for warning in r.summary.warnings:
             console.print(f"warning: {warning}", markup=False)

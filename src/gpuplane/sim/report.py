@@ -12,7 +12,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from typing import Any
 
-from gpuplane.costs import GPU_TIME_KINDS, OVERHEAD_COMPONENTS, GpuTime
+from gpuplane.costs import GPU_TIME_KINDS, GpuTime, overhead_rows
 from gpuplane.report import Html, Page, cards, charts, figure, note, table
 from gpuplane.sim.series import PoolSeries
 from gpuplane.sim.whatif import RunResult
@@ -158,11 +158,11 @@ def _cost_figures(result: RunResult) -> list[Html]:
     }
     by_pool = {k.label: [getattr(p.cost, k.value) for p in s.pools] for k in KINDS}
     cur = s.currency
-    overhead_rows = [[k, getattr(s.cost, k)] for k in OVERHEAD_COMPONENTS]
+    overheads = [[label, value] for label, value in overhead_rows(s.cost)]
     return [
         figure(charts.stacked_bars(teams, by_team, title="GPU cost by team", y_label=cur)),
         figure(charts.stacked_bars(pools, by_pool, title="GPU cost by pool", y_label=cur)),
-        table(["overhead (prorated)", cur], overhead_rows),
+        table(["overhead (prorated)", cur], overheads),
     ]
 
 

@@ -247,6 +247,12 @@ class RunSummary:
         }
 
 
-def cost_dict(c: CostBreakdown) -> dict[str, float]:
-    """A breakdown as JSON: every component, `gpu` and `total`, rounded (the currency is separate)."""
-    return {k: rounded(v) for k, v in c.as_dict().items() if k != "currency"}
+def cost_dict(c: CostBreakdown) -> dict[str, Any]:
+    """A breakdown as JSON: every component, `gpu` and `total`, rounded (the currency is separate);
+    an overhead term not declared is null, and `declared` lists those that were."""
+    out: dict[str, Any] = {}
+    for k, v in c.as_dict().items():
+        if k == "currency":
+            continue
+        out[k] = v if v is None or isinstance(v, list) else rounded(v)
+    return out

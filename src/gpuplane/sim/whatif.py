@@ -51,17 +51,32 @@ class WorkloadSource:
     limit: int | None = None
     checkpoint: Checkpoint | None = None
 
+    note: str = ""
+
     @property
     def label(self) -> str:
-        """What reports call the workload."""
-        return "built-in synthetic week" if self.path is None else str(self.path)
+        """What reports call the workload (after `load`: what the generated one was made of)."""
+        if self.path is not None:
+            return str(self.path)
+        return self.note or "built-in synthetic week"
 
-    def load(self, spec: PlatformSpec, seed: int) -> tuple[list[Workload], list[Problem]]:
-        """Workloads with teams mapped onto the spec's teams, and warnings about skipped rows."""
+    def load(
+        self, spec: PlatformSpec, seed: int, *, builtin_platform: bool = False
+    ) -> tuple[list[Workload], list[Problem]]:
+        """Workloads with teams mapped onto the spec's teams, and warnings about skipped rows.
+
+        Without a trace: the built-in week on the built-in platform (it is made for it), else a
+        synthetic week made for the spec (`sim.spec_workload`); `label` then says which."""
         teams = [t.name for t in spec.teams]
-        if self.path is None:
+        problems: list[Problem] = []
+        if self.path is None and builtin_platform:
             workloads = _builtin_for(teams, seed)
-            problems: list[Problem] = []
+            self.note = "built-in synthetic week"
+        elif self.path is None:
+            from gpuplane.sim.spec_workload import spec_workload
+
+            made = spec_workload(spec, seed)
+            workloads, self.note = made.workloads, made.note
         else:
             from gpuplane.traces.load import load_workload
 
@@ -115,7 +130,9 @@ def run_all(
     accepted work as rented VMs and from a model API at `api_prices`)."""
     results = []
     for platform in platforms:
-        workloads, problems = source.load(platform.spec, config.seed)
+        workloads, problems = source.load(
+            platform.spec, config.seed, builtin_platform=platform.label == BUILTIN_NAME
+        )
         outcome = simulate(platform.spec, workloads, config, progress)
         summary = summarize(
             outcome,

@@ -12,7 +12,7 @@ from gpuplane.errors import InputError, Problem
 from gpuplane.inputs import display_name, read_text
 from gpuplane.spec.checks import check_spec
 from gpuplane.spec.models import PlatformSpec
-from gpuplane.spec.pricing import price_problems
+from gpuplane.spec.pricing import cpu_price_warnings, declared_cost_problems, price_problems
 from gpuplane.spec.resolve import resolve_spec
 from gpuplane.yamlio import key_position, load_one, locate
 
@@ -75,6 +75,10 @@ def parse_spec(text: str, file: str, *, priced: bool = False) -> tuple[PlatformS
     problems += check_spec(spec, lambda parts, msg, sev: problem_at(file, raw, parts, msg, severity=sev))
     if priced and not [p for p in problems if p.severity == "error"]:
         problems += price_problems(spec, lambda parts, msg: problem_at(file, raw, parts, msg))
+        problems += declared_cost_problems(spec, lambda parts, msg: problem_at(file, raw, parts, msg))
+        problems += cpu_price_warnings(
+            spec, lambda parts, msg: problem_at(file, raw, parts, msg, severity="warning")
+        )
     errors = [p for p in problems if p.severity == "error"]
     if errors:
         raise InputError(errors)

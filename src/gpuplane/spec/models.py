@@ -517,6 +517,26 @@ class PoolPriceOverride(SpecModel):
     spot_hourly: float | None = Field(default=None, ge=0)
 
 
+class StorageVolume(SpecModel):
+    """A volume the platform pays for whether used or not (shared filesystem, checkpoints, data)."""
+
+    name: str = Field(description="What it is (for reports).")
+    gib: float = Field(gt=0, description="Provisioned size in GiB, billed at storagePerGiBMonth.")
+    team: str | None = Field(default=None, description="The team it belongs to (its share of the cost).")
+    pool: str | None = Field(default=None, description="The pool it serves (e.g. local checkpoints).")
+
+
+class NetworkTraffic(SpecModel):
+    """Traffic the platform's work moves, billed at networkPerGiB."""
+
+    per_accepted_unit_gib: float | None = Field(
+        default=None, ge=0, alias="perAcceptedUnitGiB", description="GiB moved per accepted unit."
+    )
+    per_gpu_hour_gib: float | None = Field(
+        default=None, ge=0, alias="perGpuHourGiB", description="GiB moved per allocated GPU-hour."
+    )
+
+
 class Costs(SpecModel):
     """Prices and overheads for the cost model shared by simulate and account."""
 
@@ -536,6 +556,17 @@ class Costs(SpecModel):
     )
     network_per_gib: float = Field(
         default=0, ge=0, alias="networkPerGiB", description="Network price per GiB moved."
+    )
+    storage: list[StorageVolume] = Field(
+        default_factory=list, description="Volumes billed at storagePerGiBMonth, pro rata over the window."
+    )
+    network: NetworkTraffic | None = Field(
+        default=None, description="Traffic billed at networkPerGiB (per accepted unit or per GPU-hour)."
+    )
+    control_plane_tier: str | None = Field(
+        default=None,
+        description="Managed control-plane tier whose fee applies (aks: free/standard/premium; gke: standard; "
+        "eks: standard/extended); fees in the catalog (control_plane.yaml).",
     )
 
 

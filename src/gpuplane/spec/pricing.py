@@ -69,6 +69,57 @@ def price_problems(spec: PlatformSpec, at: Locate) -> list[Problem]:
     return problems
 
 
+def declared_cost_problems(spec: PlatformSpec, at: Locate) -> list[Problem]:
+    """What the spec declares for the overhead terms must be computable: a control-plane tier the
+    catalog prices, a price for declared storage and traffic, volumes of known teams and pools.
+    A CPU pool without a price is a warning (its nodes' term is then "not declared")."""
+    from gpuplane.catalog.control_plane import control_plane_fee, control_plane_tiers
+
+    costs, provider = spec.costs, spec.cluster.provider
+    given = costs.model_fields_set
+    problems: list[Problem] = []
+    if costs.control_plane_tier and control_plane_fee(provider, costs.control_plane_tier) is None:
+        tiers = ", ".join(control_plane_tiers(provider)) or "none"
+        problems.append(
+            at(
+                ("costs", "controlPlaneTier"),
+                f"no control-plane fee for tier {costs.control_plane_tier!r} on {provider} (catalog tiers: {tiers})",
+            )
+        )
+    if costs.storage and "storage_per_gib_month" not in given:
+        problems.append(
+            at(("costs", "storage"), "storage volumes are declared: set costs.storagePerGiBMonth")
+        )
+    teams = {t.name for t in spec.teams}
+    pools = {p.name for p in spec.node_pools}
+    for i, volume in enumerate(costs.storage):
+        if volume.team is not None and volume.team not in teams:
+            problems.append(at(("costs", "storage", i, "team"), f"unknown team {volume.team!r}"))
+        if volume.pool is not None and volume.pool not in pools:
+            problems.append(at(("costs", "storage", i, "pool"), f"unknown pool {volume.pool!r}"))
+    if costs.network is not None and "network_per_gib" not in given:
+        problems.append(at(("costs", "network"), "network traffic is declared: set costs.networkPerGiB"))
+    return problems
+
+
+def cpu_price_warnings(
+    spec: PlatformSpec, at: Callable[[tuple[str | int, ...], str], Problem]
+) -> list[Problem]:
+    """A warning per CPU pool without a `costs.pools` price (the CPU nodes' term is not declared)."""
+    out = []
+    for index, pool in enumerate(spec.node_pools):
+        override = spec.costs.pools.get(pool.name)
+        if not pool.is_gpu and (override is None or override.on_demand_hourly is None):
+            out.append(
+                at(
+                    ("nodePools", index, "name"),
+                    f"CPU pool {pool.name!r} has no price, so its nodes' cost is 'not declared': "
+                    f"set costs.pools.{pool.name}.onDemandHourly",
+                )
+            )
+    return out
+
+
 def _no_price(spec: PlatformSpec, pool: NodePool, spot: bool) -> str:
     catalog = load_catalog()
     provider, region = spec.cluster.provider, spec.cluster.region
