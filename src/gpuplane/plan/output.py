@@ -94,7 +94,11 @@ def _num(value: float | None, digits: int = 4) -> str:
 
 
 def _per_unit(value: float | None, currency: str) -> str:
-    return "no accepted unit (no workload completed)" if value is None else f"{value:.3f} {currency} per accepted unit"
+    return (
+        "no accepted unit (no workload completed)"
+        if value is None
+        else f"{value:.3f} {currency} per accepted unit"
+    )
 
 
 def ranked(result: SearchResult) -> list[Scored]:
