@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 GPUPLANE = Path(sys.executable).with_name("gpuplane")
 
@@ -24,6 +26,7 @@ def _example() -> tuple[list[str], list[str]]:
     return shlex.split(block[0][2:]), shown
 
 
+@pytest.mark.slow  # the whole built-in plan (it took 25 s of CPU here)
 def test_the_readme_plan_example_is_what_plan_prints(tmp_path: Path) -> None:
     command, shown = _example()
     done = subprocess.run(
