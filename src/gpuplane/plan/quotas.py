@@ -47,7 +47,7 @@ class QuotaChange:
         return self.field == "nominal" and bool(self.before) and not self.after
 
     def text(self) -> str:
-        """`team-a: a100-mig nvidia.com/mig-3g.40gb nominal 2 -> 0 (guarantee removed)`."""
+        """`TEAM: POOL RESOURCE FIELD BEFORE -> AFTER`, e.g. `vision: a100-mig ... nominal 2 -> 0 (guarantee removed)`."""
         missing = "(none)" if self.field == "nominal" else "(no limit)"
 
         def shown(value: int | None) -> str:
