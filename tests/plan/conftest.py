@@ -35,7 +35,9 @@ def local_ray() -> Iterator[None]:
     """One real local Ray for the tests that use it (plan reuses a Ray that is already running)."""
     import ray
 
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    # "local": a new Ray of this process, never a cluster `ray start` left on the machine (a test
+    # of test_ray_guarantees.py starts one while this runs under -n 2).
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield
     ray.shutdown()
 

@@ -135,7 +135,10 @@ def test_unreachable_goal_exits_1_without_a_winner(
     [
         (["--goal", "p90<=1h"], "gpuplane plan: error: --goal: 'p90<=1h': unknown metric 'p90'"),
         (["--api-price", "gpu=1"], "gpuplane plan: error: --api-price:"),
-        (["--designs", "0"], "gpuplane plan: error: Invalid value for '--designs': must be at least 1 (got 0)"),
+        (
+            ["--designs", "0"],
+            "gpuplane plan: error: Invalid value for '--designs': must be at least 1 (got 0)",
+        ),
         (["--space", "missing.yaml"], "missing.yaml: error: cannot read"),
     ],
 )

@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -234,3 +235,33 @@ def test_an_unwritable_out_is_refused_before_the_work(
     locked.mkdir(mode=0o555)
     done = _plan_cli(mmc_tiny, str(locked / "plan"), tmp_path)
     assert done.returncode == 2 and "is not writable" in done.stderr, done.stderr
+
+
+def test_two_plans_into_one_folder_the_second_is_refused(
+    mmc_small: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    trace, spec, space = mmc_small
+    out = tmp_path / "plan"
+    args = [str(spec), "-w", str(trace), "--space", str(space), "--node-failure-rate", "0", "--no-ray", "-q"]
+    first = subprocess.Popen(
+        [str(GPUPLANE), "plan", *args, "-o", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    while not list((out / "cache").glob("*.json")):  # the first run is evaluating designs
+        assert first.poll() is None, first.communicate()
+        time.sleep(0.1)
+    second = _plan_cli(mmc_small, str(out), tmp_path)
+    assert second.returncode == 2, second.stderr
+    assert (
+        second.stderr.strip()
+        == f"{out}: error: another gpuplane plan is writing into this folder; wait for it or choose another -o DIR"
+    )
+    _, err = first.communicate(timeout=600)
+    assert first.returncode in (0, 1), err
+    data = json.loads((out / "plan.json").read_text(encoding="utf-8"))
+    assert data["spec"] == str(spec)  # the first run's, whole
+    assert sorted(p.name for p in out.iterdir() if p.name != "winner.yaml") == sorted(
+        n for n in (*FILES, "cache", MARKER, LOCK) if n != "winner.yaml"
+    )

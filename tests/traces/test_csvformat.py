@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpuplane.errors import InputError
+from gpuplane.limits import limits
 from gpuplane.traces import (
     COLUMNS,
     FINAL_STATUSES,
@@ -65,7 +66,16 @@ EDGE_CASES = [
         end_at_fraction=1.0,
         gpu_model="V100M16|V100M32",
     ),
-    Workload("cpu", "q", "q", "batch", 9e9, (PodSet("pod", 2, 0.0, None, 500, 0),), run_time=0.0),
+    # Submitted at the simulated-time limit itself: the last instant a trace row may have.
+    Workload(
+        "cpu",
+        "q",
+        "q",
+        "batch",
+        float(limits().simulated_time_s),
+        (PodSet("pod", 2, 0.0, None, 500, 0),),
+        run_time=0.0,
+    ),
 ]
 
 
@@ -90,7 +100,11 @@ def test_generated_workloads_round_trip_and_rewrite_byte_identically(tmp_path: P
 
 
 _names = st.from_regex(r"[a-z][a-z0-9-]{0,6}[a-z0-9]", fullmatch=True)
-_secs = st.floats(min_value=0, max_value=1e9, allow_nan=False, allow_infinity=False)
+# Valid records keep the stated limits (limits.yaml): submit times up to simulated_time_s, runs up
+# to job_run_s (work up to job_run_s x the smallest GPU request drawn below, 0.25).
+_secs = st.floats(min_value=0, max_value=limits().job_run_s, allow_nan=False, allow_infinity=False)
+_submits = st.floats(min_value=0, max_value=limits().simulated_time_s, allow_nan=False, allow_infinity=False)
+_work = st.floats(1e-3, limits().job_run_s * 0.25)
 
 
 @st.composite
@@ -112,9 +126,9 @@ def _workloads(draw: st.DrawFn) -> Workload:
         draw(_names),
         draw(_names),
         draw(st.sampled_from(["training", "batch", "inference"])),
-        draw(_secs),
+        draw(_submits),
         pods,
-        None if fixed else draw(st.floats(1e-3, 1e12)),
+        None if fixed else draw(_work),
         draw(_secs) if fixed else None,
         draw(st.integers(-1000, 10**6)),
         cp,

@@ -88,7 +88,10 @@ class GpuplaneGroup(TyperGroup):
         except (Abort, KeyboardInterrupt):
             _exit([f"{command}: interrupted"], EXIT_INTERRUPTED)
         except Exception:
-            err_console.print(traceback.format_exc(), markup=False, end="")
+            # A traceback may quote a URL with credentials (a Ray address, a kubeconfig server): redacted.
+            from gpuplane.account.promurl import redact_text
+
+            err_console.print(redact_text(traceback.format_exc()), markup=False, end="")
             _exit(
                 [
                     f"{command}: internal error: this is a bug in gpuplane {__version__}; please report it "

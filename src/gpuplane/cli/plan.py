@@ -155,7 +155,8 @@ def plan_command(
         str | None,
         typer.Option(
             "--ray-address",
-            help="An existing Ray cluster (e.g. ray://head:10001); its workers need this gpuplane installed.",
+            help="An existing Ray cluster: HOST:6379 or ray://head:10001 (Ray Client: needs ray[client]); "
+            "default $RAY_ADDRESS. Its workers need this gpuplane installed.",
             show_default=False,
         ),
     ] = None,

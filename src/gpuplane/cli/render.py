@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from gpuplane import inputs
 from gpuplane.errors import InputError, UsageError
 from gpuplane.outputs import STDOUT, TreeMarker, check_tree_target, write_text_atomic, write_tree_atomic
 from gpuplane.render import RenderResult, render_all, stream_yaml
@@ -39,7 +40,7 @@ def diff_tree(expected: dict[str, str], directory: Path) -> list[str]:
             lines.append(f"missing: {rel}")
         elif rel not in expected:
             lines.append(f"extra: {rel}")
-        elif _bytes(actual[rel]) != expected[rel].encode("utf-8"):
+        elif not _same(actual[rel], expected[rel].encode("utf-8")):
             lines.append(f"changed: {rel}")
     return lines
 
@@ -48,11 +49,16 @@ def _unreadable(exc: OSError) -> None:
     raise InputError.single(str(exc.filename), f"cannot read: {exc.strerror}")
 
 
-def _bytes(path: Path) -> bytes:
+def _same(path: Path, wanted: bytes) -> bool:
+    """Whether the file holds exactly `wanted`: a file of another size differs without being read
+    (a huge file never fills memory), one of the same size is read within the input limit."""
     try:
-        return path.read_bytes()
+        size = path.stat().st_size
     except OSError as exc:
         raise InputError.single(str(path), f"cannot read: {exc.strerror}") from None
+    if size != len(wanted):
+        return False
+    return inputs.read_bytes(path) == wanted
 
 
 def _summary(result: RenderResult, out: Path, console: Console) -> None:

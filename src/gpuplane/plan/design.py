@@ -157,9 +157,14 @@ def _apply_choice(spec: PlatformSpec, pool: NodePool, choice: PoolChoice) -> Nod
 
 
 def build_design(
-    spec: PlatformSpec, choices: Sequence[tuple[str, PoolChoice]], what: str = "a design"
+    spec: PlatformSpec,
+    choices: Sequence[tuple[str, PoolChoice]],
+    what: str = "a design",
+    *,
+    scale_quotas: bool = True,
 ) -> Design | Invalid:
-    """The spec with `choices` applied, validated; Invalid with the first error otherwise."""
+    """The spec with `choices` applied, validated; Invalid with the first error otherwise.
+    Without `scale_quotas` every team keeps its quotas exactly as the spec gives them."""
     draft = spec.model_copy(deep=True)
     by_name = dict(choices)
     pools = []
@@ -170,7 +175,8 @@ def build_design(
         rescaled: list[Quota] = []
         for new in pools:
             mine = [q for q in team.quotas if q.pool == new.name]
-            rescaled += _scaled_quotas(old[new.name], new, mine) if new.name in by_name else mine
+            scaled = scale_quotas and new.name in by_name
+            rescaled += _scaled_quotas(old[new.name], new, mine) if scaled else mine
         team.quotas = rescaled
     draft.node_pools = pools
     text = spec_yaml(draft)

@@ -13,6 +13,8 @@ from typing import Any
 from rich.table import Table
 
 from gpuplane.plan.goal import NO_WORK, Constraint, judge
+from gpuplane.plan.quotas import summary as quota_summary
+from gpuplane.plan.quotas import teams_of
 from gpuplane.plan.search import Scored, SearchResult, next_cheaper, pareto_front
 
 CSV_COLUMNS = (
@@ -86,6 +88,11 @@ def plan_dict(result: SearchResult, context: dict[str, Any]) -> dict[str, Any]:
         "finalists": [scored_dict(s, result.goal) for s in result.finalists],
         "evaluated": [scored_dict(s, result.goal) for s in result.evaluated],
         "pareto": [s.design.id for s in pareto_front(result.evaluated)],
+        "quotas": {
+            "mode": result.quota_mode,
+            "changes": [c.as_dict() for c in result.quota_changes],
+            "teams_affected": teams_of(result.quota_changes),
+        },
     }
 
 
@@ -94,7 +101,11 @@ def _num(value: float | None, digits: int = 4) -> str:
 
 
 def _per_unit(value: float | None, currency: str) -> str:
-    return "no accepted unit (no workload completed)" if value is None else f"{value:.3f} {currency} per accepted unit"
+    return (
+        "no accepted unit (no workload completed)"
+        if value is None
+        else f"{value:.3f} {currency} per accepted unit"
+    )
 
 
 def ranked(result: SearchResult) -> list[Scored]:
@@ -189,6 +200,7 @@ def summary_lines(result: SearchResult, currency: str) -> list[str]:
         )
     else:
         lines.append("no design run on the whole trace is cheaper")
+    lines += quota_summary(result.quota_mode, result.quota_changes)
     lines.append(
         f"baselines per accepted unit: cluster {_num(w.cost_per_unit, 3)}, rented VMs {_num(w.rental_per_unit, 3)}, "
         f"model API {_num(w.api_per_unit, 3) or 'no --api-price'}"

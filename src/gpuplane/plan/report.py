@@ -8,6 +8,7 @@ import math
 from collections.abc import Sequence
 
 from gpuplane.plan.output import ranked, summary_lines
+from gpuplane.plan.quotas import summary as quota_summary
 from gpuplane.plan.search import Scored, SearchResult, next_cheaper, pareto_front
 from gpuplane.report import Html, Page, cards, figure, note, svg, table
 from gpuplane.report.svg import Frame, colour, esc, num
@@ -125,6 +126,32 @@ def build_report(result: SearchResult, title: str, currency: str) -> Page:
                 f"The next cheaper design {cheaper.design.id} ({cheaper.design.label()}) violates: {'; '.join(cheaper.verdict.violated) or 'nothing on the first seed (a finalist seed missed)'}."
             )
         page.section("Why this design", *why)
+        changes = result.quota_changes
+        page.section(
+            "Quota changes",
+            Html(f"<p>{esc(quota_summary(result.quota_mode, changes)[0])}</p>"),
+            *(
+                [
+                    table(
+                        ["team", "pool", "resource", "field", "spec as given", "winner", "guarantee removed"],
+                        [
+                            [
+                                c.team,
+                                c.pool,
+                                c.resource,
+                                c.field,
+                                "none" if c.before is None else c.before,
+                                "none" if c.after is None else c.after,
+                                "yes" if c.guarantee_removed else "",
+                            ]
+                            for c in changes
+                        ],
+                    )
+                ]
+                if changes
+                else []
+            ),
+        )
         page.section(
             "Baselines",
             table(

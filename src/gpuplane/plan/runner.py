@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import math
 import os
 from collections.abc import Callable, Sequence
@@ -24,13 +23,18 @@ from gpuplane.errors import UsageError
 from gpuplane.outputs import replace_file
 from gpuplane.plan.evaluate import DesignResult, Task, run_task
 from gpuplane.plan.folder import Unreadable, read_entry
+from gpuplane.plan.raylink import address_of, connect, kept_signal_handlers
 from gpuplane.sim import SimConfig
+from gpuplane.swap import deferred_signals
 from gpuplane.traces import Workload
 
 #: Bump when a change of gpuplane changes what an evaluation returns (old cache entries are ignored).
 CACHE_VERSION = "1"
 
 Progress = Callable[[int, int], None]
+
+#: Seconds one `ray.wait` may block before signals that arrived meanwhile are handled.
+_WAIT_S = 0.5
 
 
 class Backend(Protocol):
@@ -74,11 +78,7 @@ class RayBackend(AbstractContextManager["RayBackend"]):
         self._ray: Any = ray
         self._started = False
         if not ray.is_initialized():
-            kwargs: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False}
-            if address:
-                ray.init(address=address, **kwargs)
-            else:
-                ray.init(num_cpus=num_cpus, include_dashboard=False, **kwargs)
+            connect(ray, address_of(address), num_cpus)
             self._started = True
         self._remote: Any = ray.remote(run_task)
         self._refs = (ray.put(list(workloads)), ray.put(config), ray.put(prices))
@@ -88,15 +88,21 @@ class RayBackend(AbstractContextManager["RayBackend"]):
         ray = self._ray
         pending = {self._remote.remote(task, *self._refs): i for i, task in enumerate(tasks)}
         while pending:
-            ready, _ = ray.wait(list(pending), num_returns=1)
+            # Signals are held while Ray's C++ waits (an exception raised inside it comes back as a
+            # SystemError) and take effect between waits: SIGTERM still ends the plan with 143.
+            with deferred_signals():
+                ready, _ = ray.wait(list(pending), num_returns=1, timeout=_WAIT_S)
             for ref in ready:
-                done(pending.pop(ref), ray.get(ref))
+                with deferred_signals():
+                    result = ray.get(ref)
+                done(pending.pop(ref), result)
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         if self._started:
-            self._ray.shutdown()
+            with kept_signal_handlers():
+                self._ray.shutdown()
 
 
 class Cache:

@@ -23,6 +23,7 @@ from gpuplane.plan.defaults import default
 from gpuplane.plan.design import Design, Invalid, build_design
 from gpuplane.plan.evaluate import DesignResult, Task, Waits
 from gpuplane.plan.goal import Constraint, Verdict, judge
+from gpuplane.plan.quotas import QuotaChange, quota_changes
 from gpuplane.plan.space import SearchSpace
 from gpuplane.spec import PlatformSpec
 
@@ -78,6 +79,8 @@ class SearchResult:
     finalists: list[Scored]
     invalid: list[Invalid]
     winner: Scored | None
+    quota_mode: str = "scale"
+    quota_changes: list[QuotaChange] = field(default_factory=list)
 
     @property
     def evaluated(self) -> list[Scored]:
@@ -101,7 +104,11 @@ def build_all(
     valid: dict[str, Design] = {}
     invalid: list[Invalid] = []
     for index in indices:
-        built = build_design(spec, list(zip(space.pools, space.design(index), strict=True)))
+        built = build_design(
+            spec,
+            list(zip(space.pools, space.design(index), strict=True)),
+            scale_quotas=space.quotas == "scale",
+        )
         if isinstance(built, Invalid):
             invalid.append(built)
         else:
@@ -200,6 +207,8 @@ def search(
         finalists,
         invalid,
         winner,
+        space.quotas,
+        [] if winner is None else quota_changes(spec, winner.design.spec),
     )
 
 

@@ -143,10 +143,10 @@ def execute(o: PlanOptions, progress: Progress | None = None) -> PlanRun:
         raise UsageError("the workload has no rows to plan with", option="--workload")
     profiles = sorted({p for w in workloads for p in w.mig_profiles})
     space = derive_space(spec, file, profiles)
-    with folder:
-        cache = Cache(folder.cache, workloads, config, prices)
-        backend = _backend(o, workloads, config, prices)
-        try:
+    backend = _backend(o, workloads, config, prices)  # connects Ray before DIR is touched
+    try:
+        with folder:
+            cache = Cache(folder.cache, workloads, config, prices)
             run = Evaluator(backend, cache, progress)
             ref = reference_design(spec)
             runs = run([Task(ref.id, ref.spec, 1.0, seed) for seed in seeds_of(settings)])
@@ -154,12 +154,12 @@ def execute(o: PlanOptions, progress: Progress | None = None) -> PlanRun:
             goal = goal or default_goal(mean)
             reference = Scored(ref, mean, judge(mean, goal), tuple(runs))
             result = search(spec, space, reference, goal, run, settings)
-        finally:
-            exit_ = getattr(backend, "__exit__", None)
-            if exit_ is not None:
-                exit_(None, None, None)
-        source = str(o.spec) if o.spec is not None else BUILTIN_NAME
-        written = _write(folder, o, result, spec, source, len(workloads), workload_source.label)
+            source = str(o.spec) if o.spec is not None else BUILTIN_NAME
+            written = _write(folder, o, result, spec, source, len(workloads), workload_source.label)
+    finally:
+        exit_ = getattr(backend, "__exit__", None)
+        if exit_ is not None:
+            exit_(None, None, None)
     return PlanRun(
         result, written, spec.costs.currency, cache.hits, list(cache.damaged), workload_source.label
     )

@@ -21,6 +21,7 @@ from typing import Any
 
 from gpuplane.catalog import load_catalog
 from gpuplane.plan.defaults import default
+from gpuplane.plan.quotas import DEFAULT_MODE
 from gpuplane.plan.spacefile import PoolSpace, SpaceFile
 from gpuplane.sharing import mig
 from gpuplane.spec import NodePool, PlatformSpec
@@ -73,6 +74,7 @@ class SearchSpace:
 
     pools: tuple[str, ...]
     candidates: tuple[tuple[PoolChoice, ...], ...]
+    quotas: str = "scale"  # whether team quotas are part of a design (gpuplane.plan.quotas)
 
     @property
     def size(self) -> int:
@@ -214,4 +216,5 @@ def derive_space(
             continue
         names.append(pool.name)
         candidates.append(pool_candidates(spec, pool, pools.get(pool.name), wanted_profiles))
-    return SearchSpace(tuple(names), tuple(candidates))
+    quotas = (refine.quotas if refine is not None else None) or DEFAULT_MODE
+    return SearchSpace(tuple(names), tuple(candidates), quotas)

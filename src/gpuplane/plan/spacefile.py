@@ -81,6 +81,10 @@ class SpaceFile(_Model):
     pools: dict[str, PoolSpace] = Field(default_factory=dict)
     goal: list[str] = Field(default_factory=list, description="Constraints, as for --goal.")
     search: SearchSettings = Field(default_factory=SearchSettings)
+    quotas: Literal["scale", "keep"] | None = Field(
+        default=None,
+        description="scale: team quotas follow each pool's capacity (the default); keep: never changed.",
+    )
 
 
 def parse_space_file(text: str, file: str, pools: list[str], teams: Sequence[str] = ()) -> SpaceFile:
