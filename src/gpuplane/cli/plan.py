@@ -2,26 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
 
-
-def _progress_bar(console: Console):  # type: ignore[no-untyped-def]
-    """A rich progress bar over design evaluations (only on a terminal)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    return Progress(
-        TextColumn("planning: designs evaluated"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-        disable=not console.is_terminal,
-    )
+from gpuplane.cli.liveline import for_stderr
 
 
 def plan_command(
@@ -164,13 +152,17 @@ def plan_command(
     )
     console = Console(highlight=False, soft_wrap=True)
     err = Console(stderr=True, highlight=False)
-    with _progress_bar(err) as bar:
-        task = bar.add_task("plan", total=None)
+    live = for_stderr(sys.stderr, quiet)
 
-        def progress(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
+    def progress(done: int, total: int) -> None:
+        if live.due():
+            rate = done / max(live.elapsed(), 1e-9)
+            live.show(f"planning: {done:,} of {total:,} design evaluations done, {rate:,.2f} per second")
 
-        run = execute(options, progress)
+    try:
+        run = execute(options, progress if live.enabled else None)
+    finally:
+        live.close()
     if not quiet:
         console.print(table(run.result, run.currency))
         for line in summary_lines(run.result, run.currency):
