@@ -29,6 +29,7 @@ MODULES = [
             "quantity",
             "resource_node",
             "queues",
+            "shape_queue",
             "candidate_lists",
             "snapshot",
             "candidates",

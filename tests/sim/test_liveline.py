@@ -148,3 +148,14 @@ def test_simulate_on_a_pipe_prints_no_progress() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "\r" not in done.stderr and "simulating" not in done.stderr
+
+
+def test_version_says_which_build_of_the_twin_runs() -> None:
+    from gpuplane.cli import twin_build
+
+    assert twin_build("/x/gpuplane/kueue/scheduler.cpython-311-x86_64-linux-gnu.so") == "compiled with mypyc"
+    assert twin_build("/x/gpuplane/kueue/scheduler.py") == "pure Python"
+    done = subprocess.run(
+        [sys.executable, "-m", "gpuplane", "--version"], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0 and done.stdout.strip().endswith("(twin: pure Python)"), done.stdout
