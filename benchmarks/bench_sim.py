@@ -3,9 +3,12 @@
 Cases: the full Philly trace (philly-pollux, 82,247 jobs, 15 virtual clusters) on a platform sized
 like Philly; the same with spot evictions and checkpointing; a 10x synthetic trace (~800,000
 jobs, to show how cost grows with jobs); Alibaba's openb pods on time-sliced GPUs; and the GKE
-example (fair sharing, hierarchical cohorts, preemption) under load.
+example (fair sharing, hierarchical cohorts, preemption) under load. Issue 23's cases: Philly on
+the undersized 96-GPU platform of specs/philly-96.yaml (8,000 rows and the full trace: a backlog
+of thousands, where the twin's cost once grew with jobs x backlog), and an overloaded gang trace
+(8,000 synthetic jobs at 130 % of capacity) beside the SimPy reference.
 
-The Philly case also runs the reference (reference_fifo.py: a minimal SimPy model of FIFO gang
+The Philly and overloaded cases also run the reference (reference_fifo.py: a minimal SimPy model of FIFO gang
 placement on 8-GPU nodes) on the same trace in the same child process, and prints both speeds in
 jobs per CPU-second, their ratio (twin / reference) and how many start times agree.
 Each case runs in a forked child so its peak RSS is its own. Traces come from ../shared.
@@ -133,6 +136,40 @@ def _philly(spot: bool) -> Callable[[], tuple[Any, list[Any], Any]]:
     return build
 
 
+SPECS = REPO / "benchmarks" / "specs"
+
+
+def _undersized(limit: int | None) -> Callable[[], tuple[Any, list[Any], Any]]:
+    """Issue 23's reproduction: Philly (the first `limit` rows, or all) on 24 x Standard_NC96ads_A100_v4
+    (96 GPUs, specs/philly-96.yaml): a backlog of thousands behind a cluster far too small."""
+
+    def build() -> tuple[Any, list[Any], Any]:
+        import yaml
+
+        from gpuplane.sim.config import SimConfig
+        from gpuplane.spec import load_spec
+        from gpuplane.traces.load import load_workload
+
+        spec = load_spec(SPECS / "philly-96.yaml")
+        mapping = yaml.safe_load((SPECS / "philly-teams.yaml").read_text())["map"]
+        ws = load_workload(PHILLY, team_map=mapping, teams=[t.name for t in spec.teams], limit=limit)
+        return spec, list(ws), SimConfig(seed=0)
+
+    return build
+
+
+def _overloaded() -> tuple[Any, list[Any], Any]:
+    """8,000 gang jobs at 130 % of a 64-node (512-GPU) Philly-like platform's capacity."""
+    from gpuplane.sim.config import SimConfig
+    from gpuplane.traces import generate
+
+    teams = ["6214e9", "b436b2"]  # 64 nodes each in philly_vc.csv: 128 nodes; one pool
+    capacity = sum(PHILLY_VC_NODES[t] for t in teams) * 8
+    workloads = generate(13, 30 * 86400.0, teams, capacity_gpus=capacity, load=1.3, services=False)
+    workloads = [w for w in workloads if w.klass != "inference"][:8000]
+    return philly_spec(teams), workloads, SimConfig(seed=13)
+
+
 def _synthetic(factor: int) -> Callable[[], tuple[Any, list[Any], Any]]:
     """Philly's arrival rate (31.5 jobs/h) for `factor` x Philly's 109 days, on the same platform."""
 
@@ -227,6 +264,9 @@ def run() -> list[tuple[str, str]]:
     """All cases; rows of (label, figure)."""
     rows: list[tuple[str, str]] = []
     rows += case("philly full", _philly(spot=False), reference=True)
+    rows += case("overloaded gangs (130 % load)", _overloaded, reference=True)
+    rows += case("philly undersized (96 GPUs), 8k rows", _undersized(8000))
+    rows += case("philly undersized (96 GPUs), full", _undersized(None))
     rows += case("philly spot+checkpoint", _philly(spot=True))
     rows += case("synthetic 1x", _synthetic(1))
     rows += case("synthetic 10x", _synthetic(10))
@@ -252,6 +292,9 @@ if __name__ == "__main__":
     table = {
         "philly": _philly(False),
         "philly-spot": _philly(True),
+        "overloaded": _overloaded,
+        "undersized-8k": _undersized(8000),
+        "undersized": _undersized(None),
         "syn1": _synthetic(1),
         "syn10": _synthetic(10),
         "openb": _openb,

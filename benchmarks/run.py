@@ -1,18 +1,36 @@
 """`make bench`: run every benchmarks/bench_*.py and print its figures.
 
 Each module exposes `run() -> list[tuple[str, str]]`. Benchmarks print figures; they never
-assert on wall time. `make bench BENCH=sim` (or `python benchmarks/run.py sim`) runs one family.
+assert on wall time. Each figure is printed with the one the previous run on this machine printed
+beside it (kept in build/bench-last.json), so a change shows as two numbers in one line. `make bench BENCH=sim` (or `python benchmarks/run.py sim`) runs one family.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 import time
 from pathlib import Path
 from types import ModuleType
 
 HERE = Path(__file__).resolve().parent
+LAST = HERE.parent / "build" / "bench-last.json"
+
+
+def _previous() -> dict[str, str]:
+    try:
+        data = json.loads(LAST.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def _remember(figures: dict[str, str]) -> None:
+    LAST.parent.mkdir(parents=True, exist_ok=True)
+    tmp = LAST.with_suffix(".tmp")
+    tmp.write_text(json.dumps(figures, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    tmp.replace(LAST)
 
 
 def _load(path: Path) -> ModuleType:
@@ -40,6 +58,8 @@ def main(argv: list[str]) -> int:
     print(f"({_twin_build()})", flush=True)
     paths = sorted(HERE.glob("bench_*.py"))
     failures = 0
+    previous = _previous()
+    figures = dict(previous)
     for path in paths:
         family = path.stem.removeprefix("bench_")
         if wanted and family not in wanted:
@@ -54,7 +74,12 @@ def main(argv: list[str]) -> int:
             continue
         width = max((len(label) for label, _ in rows), default=0)
         for label, figure in rows:
-            print(f"  {label.ljust(width)}  {figure}", flush=True)
+            key = f"{family}: {label}"
+            before = previous.get(key)
+            beside = f"   [previous: {before}]" if before is not None else "   [previous: none]"
+            print(f"  {label.ljust(width)}  {figure}{beside}", flush=True)
+            figures[key] = figure
+        _remember(figures)
         print(f"  ({time.perf_counter() - started:.1f} s for this family)", flush=True)
     return 1 if failures else 0
 

@@ -116,9 +116,18 @@ app = typer.Typer(
 )
 
 
+def twin_build(module_file: str | None = None) -> str:
+    """Which build of the twin runs: mypyc-compiled extensions (scripts/compile_twin.py) or Python."""
+    if module_file is None:
+        from gpuplane.kueue import scheduler
+
+        module_file = scheduler.__file__ or ""
+    return "compiled with mypyc" if module_file.endswith((".so", ".pyd")) else "pure Python"
+
+
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"gpuplane {__version__}")
+        typer.echo(f"gpuplane {__version__} (twin: {twin_build()})")
         raise typer.Exit()
 
 

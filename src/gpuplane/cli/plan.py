@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -9,22 +10,8 @@ import typer
 from rich.console import Console
 
 from gpuplane import bounds
+from gpuplane.cli.liveline import for_stderr
 from gpuplane.cli.options import number
-
-
-def _progress_bar(console: Console):  # type: ignore[no-untyped-def]
-    """A rich progress bar over design evaluations (only on a terminal)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    return Progress(
-        TextColumn("planning: designs evaluated"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-        disable=not console.is_terminal,
-    )
 
 
 def plan_command(
@@ -200,14 +187,18 @@ def plan_command(
         num_cpus=num_cpus,
     )
     console = Console(highlight=False, soft_wrap=True)
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
-    with _progress_bar(err) as bar:
-        task = bar.add_task("plan", total=None)
+    err = Console(stderr=True, highlight=False)
+    live = for_stderr(sys.stderr, quiet)
 
-        def progress(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
+    def progress(done: int, total: int) -> None:
+        if live.due():
+            rate = done / max(live.elapsed(), 1e-9)
+            live.show(f"planning: {done:,} of {total:,} design evaluations done, {rate:,.2f} per second")
 
-        run = execute(options, progress)
+    try:
+        run = execute(options, progress if live.enabled else None)
+    finally:
+        live.close()
     if not quiet:
         console.print(table(run.result, run.currency))
         for line in summary_lines(run.result, run.currency):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -9,25 +10,12 @@ import typer
 from rich.console import Console
 
 from gpuplane import bounds
+from gpuplane.cli.liveline import LiveLine, for_stderr, simulated
 from gpuplane.cli.options import number
 
 if TYPE_CHECKING:
+    from gpuplane.sim.engine import Progress, Tick
     from gpuplane.sim.whatif import RunResult
-
-
-def _progress_bar(console: Console):  # type: ignore[no-untyped-def]
-    """A rich progress bar over simulated days (only on a terminal)."""
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-    return Progress(
-        TextColumn("simulating"),
-        BarColumn(),
-        TextColumn("simulated day {task.fields[day]:.1f}"),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-        disable=not console.is_terminal,
-    )
 
 
 def simulate_command(
@@ -234,13 +222,11 @@ def simulate_command(
     )
     console = Console(highlight=False, soft_wrap=True)
     err = Console(stderr=True, highlight=False)
-    with _progress_bar(err) as bar:
-        task = bar.add_task("simulate", total=1, day=0.0)
-
-        def progress(now: float, submitted: float) -> None:
-            bar.update(task, completed=submitted, day=now / 86400.0)
-
-        results, written = execute(options, progress)
+    line = for_stderr(sys.stderr, quiet)
+    try:
+        results, written = execute(options, _progress(line) if line.enabled else None)
+    finally:
+        line.close()
     _report_skipped(err, results)
     if not quiet:
         from gpuplane.sim.output import print_summary
@@ -260,6 +246,20 @@ def _report_skipped(err: Console, results: list[RunResult]) -> None:
         err.print(
             f"{len(problems)} bad trace rows were skipped (--strict makes them fail the run)", markup=False
         )
+
+
+def _progress(line: LiveLine) -> Progress:
+    """Progress of a twin run on the line: simulated time, workloads done and waiting, rate."""
+
+    def progress(tick: Tick) -> None:
+        if line.due():
+            rate = tick.done / max(line.elapsed(), 1e-9)
+            line.show(
+                f"simulating: {simulated(tick.now / 86400.0)}, {tick.done:,} of {tick.total:,} workloads done, "
+                f"{tick.waiting:,} waiting, {rate:,.0f} workloads/s"
+            )
+
+    return progress
 
 
 def register(app: typer.Typer) -> None:

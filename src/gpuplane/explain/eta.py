@@ -25,6 +25,7 @@ from gpuplane.durations import format_duration
 from gpuplane.kube.quantity import format_quantity
 from gpuplane.kueue import resource_node as rn
 from gpuplane.kueue.flavor_assigner import flavor_mismatch
+from gpuplane.kueue.frozen import frozen_heap
 from gpuplane.kueue.objects import Workload
 from gpuplane.kueue.results import CycleResult
 from gpuplane.kueue.scheduler import schedule_cycle
@@ -224,14 +225,15 @@ def estimate(
     for wl in snap.admitted():
         started = wl.quota_reserved_time if wl.quota_reserved_time is not None else snap.now
         fwd.schedule_end(wl, min(started, snap.now))
-    while waiting:
-        fwd.newly.clear()
-        fwd.settle()
-        # (what `waiting -= set(fwd.admitted_at)` did, without a walk over every admission so far:
-        # only the keys this instant admitted can leave `waiting`, unless preempted since)
-        waiting.difference_update(k for k in fwd.newly if k in fwd.admitted_at)
-        if not waiting or not fwd.advance():
-            break
+    with frozen_heap():  # the snapshot lives the whole run: keep it out of the collector's scans
+        while waiting:
+            fwd.newly.clear()
+            fwd.settle()
+            # (what `waiting -= set(fwd.admitted_at)` did, without a walk over every admission so far:
+            # only the keys this instant admitted can leave `waiting`, unless preempted since)
+            waiting.difference_update(k for k in fwd.newly if k in fwd.admitted_at)
+            if not waiting or not fwd.advance():
+                break
     if notes is not None:
         notes.extend(dict.fromkeys(fwd.loops))  # each loop once, in order
     wanted = set(targets)  # (membership per admission: a list made this quadratic)

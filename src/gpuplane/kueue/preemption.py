@@ -17,6 +17,10 @@ from gpuplane.kueue.candidates import Source, evicted_sorted, merged, source
 from gpuplane.kueue.objects import FR, Workload
 from gpuplane.kueue.snapshot import CQState, Snapshot
 
+#: Whether classical searches first check `_attempt_can_fit` (off only in the reference engine the
+#: differential tests compare with, see `kueue.reference`).
+ATTEMPT_BOUND = True
+
 IN_CLUSTER_QUEUE = "InClusterQueue"
 IN_COHORT_RECLAMATION = "InCohortReclamation"
 IN_COHORT_FAIR_SHARING = "InCohortFairSharing"
@@ -280,7 +284,7 @@ def classical_targets(ctx: PreemptionCtx) -> list[Target]:
         attempts = [True, False]
     snap = ctx.snap
     for borrow in attempts:
-        if not _attempt_can_fit(ctx, hier, prio, same, borrow):
+        if ATTEMPT_BOUND and not _attempt_can_fit(ctx, hier, prio, same, borrow):
             continue  # no subset of this attempt's candidates can make room: same [] as the walk
         targets: list[Target] = []
         for cand in _candidates(ctx, hier, prio, same, borrow):
@@ -313,6 +317,12 @@ def _attempt_can_fit(
         return False
     shift = rn.removal_shift((src.state.node, src.total_usage(ctx.snap.usage_of)) for src in sources)
     return workload_fits(ctx, borrow, shift)
+
+
+def use_attempt_bound(on: bool) -> None:
+    """Check the exact bound before each classical attempt (`on`, the default) or not (reference)."""
+    global ATTEMPT_BOUND
+    ATTEMPT_BOUND = on
 
 
 def can_always_reclaim(state: CQState) -> bool:

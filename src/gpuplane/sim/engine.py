@@ -31,8 +31,21 @@ from gpuplane.sim.state import ADMITTED, QUEUED, REJECTED, RUNNING, TERMINATING,
 from gpuplane.traces import Workload
 from gpuplane.vocab import GPU_RESOURCE
 
-#: Called now and then with (simulated time, share of workloads submitted so far).
-Progress = Callable[[float, float], None]
+
+@dataclass(frozen=True, slots=True)
+class Tick:
+    """Where a run stands, for a progress line: simulated time, workloads submitted (of `total`),
+    done (finished, failed or rejected) and waiting (submitted, holding no GPUs)."""
+
+    now: float
+    submitted: int
+    total: int
+    done: int
+    waiting: int
+
+
+#: Called now and then (every 64 instants, and every 256 cycles of a long instant) with a `Tick`.
+Progress = Callable[[Tick], None]
 _NEVER = float("inf")
 _REJECT_REASONS = (
     "their team is not in the spec",
@@ -119,6 +132,8 @@ class Engine:
         self._livelocks = 0
         self._asks: dict[tuple[int, str, str | None], tuple[object, Ask]] = {}
         self.rejected = [0, 0, 0]  # unknown team, no GPU request, no pool can ever run it
+        self.progress: Progress | None = None
+        self.total = 0
 
     # ---- event plumbing ------------------------------------------------------------------------
     def push(self, time: float, kind: int, a: int, b: float = 0.0) -> None:
@@ -130,6 +145,7 @@ class Engine:
         """Replay `workloads` (any order; ties in submit time keep list order) until nothing can
         happen or the horizon."""
         order = _submission_order(workloads)
+        self.progress, self.total = progress, len(workloads)
         self.table = RunTable(len(workloads))
         self.fleet.start()
         for pool in self.pools:
@@ -162,8 +178,8 @@ class Engine:
                 event(kind, a, b, now)
             settle(now)
             steps += 1
-            if progress is not None and steps % 2048 == 0:
-                progress(now, nxt / total)
+            if progress is not None and steps % 64 == 0:
+                progress(self.tick(now, total))
             if (
                 horizon is None
                 and nxt == total
@@ -185,6 +201,11 @@ class Engine:
             self.warnings,
             self.admitter.pending_reasons(),
         )
+
+    def tick(self, now: float, total: int) -> Tick:
+        """Where the run stands now."""
+        live = len(self.live)
+        return Tick(now, self.submitted, total, self.submitted - live, live - self.holding)
 
     def _event(self, kind: int, a: int, b: float, now: float) -> None:
         self.events += 1
@@ -352,6 +373,8 @@ class Engine:
         rounds, guard, runs, cycle = 0, livelock_guard(self.submitted), self.live, self.admitter.cycle
         while self.kueue_dirty:
             rounds += 1
+            if self.progress is not None and rounds % 256 == 0:
+                self.progress(self.tick(now, self.total))
             if rounds > guard:
                 self._livelocks += 1
                 break

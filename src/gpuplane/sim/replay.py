@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from gpuplane.kueue.frozen import frozen_heap
 from gpuplane.sim import kueue_admitter as _builtin_admitters  # noqa: F401  (registers "kueue")
 from gpuplane.sim.admitters import AdmissionSetup, AdmitterFactory, TeamQueue, admitter_factory
 from gpuplane.sim.config import SimConfig
@@ -80,7 +81,8 @@ def simulate_objects(
     """Replay workloads on explicit pools and Kueue objects (tests, what-ifs on hand-made setups)."""
     built = admitter_factory(admitter)(AdmissionSetup(objects, pools, teams, fair_sharing, topology))
     engine = Engine(pools, [t.name for t in teams], built, config, shared_resource(pools))
-    outcome = engine.run(workloads, progress)
+    with frozen_heap():  # the workloads, pools and Kueue state live the whole run (issue 23)
+        outcome = engine.run(workloads, progress)
     outcome.warnings.extend(built.notes)
     note = cpu_pod_note(workloads, getattr(built, "cpu_flavors", None))
     if note is not None:
