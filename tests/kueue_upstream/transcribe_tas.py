@@ -148,7 +148,7 @@ def admitted(name: str, count: int, flavors: dict[str, str], topo: dict[str, Any
             "podSets": [{"name": "one", "count": count, "flavors": flavors, "topologyAssignment": topo}]}
 
 
-def pending(name: str, message: str, queue: str = "inadmissible") -> dict[str, Any]:
+def pending(name: str, message: str | None, queue: str = "inadmissible") -> dict[str, Any]:
     return {"workload": f"default/{name}", "clusterQueue": "tas-main", "queue": queue, "message": message}
 
 
@@ -252,6 +252,47 @@ for mode in ("unconstrained", "preferred", "required"):
         "objects": [*ZERO, T2, flavor("tas-default", "tas-two-level"), CQ, workload("foo", podset("one", 2, CPU1, **kw))],
         "admitted": [admitted("foo", 2, TASF, ta(("x2", 1), ("x3", 1)))]})
 
+FIVE = {"cpu": "5", "memory": "5Gi"}
+CQP = dict(cq(("tas-default", {"cpu": "50", "memory": "50Gi"})))
+CQP["spec"] = {**CQP["spec"], "preemption": {"withinClusterQueue": "LowerPriority"}}
+PRE = "TestScheduleForTASPreemption"
+
+
+def prio(obj: dict[str, Any], value: int) -> dict[str, Any]:
+    obj["spec"]["priority"] = value
+    return obj
+
+
+CASES += [
+    {"id": "preempt_only_low_priority", "case": "only low priority workload is preempted", "function": PRE,
+     "objects": [node("x1", {"tas-node": "true", HOST: "x1"}, "5", memory="5Gi"), T1, flavor("tas-default", "tas-single-level"), CQP,
+                 prio(workload("foo", podset("one", 1, {"cpu": "2"}, preferred=HOST)), 3),
+                 prio(workload("low-priority-admitted", podset("one", 1, {"cpu": "5"}, required=HOST),
+                               admitted=[psa("one", 1, TASF, ta(("x1", 1)), {"cpu": "5"})]), 1)],
+     "preempted": [{"workload": "default/low-priority-admitted", "preemptor": "default/foo", "reason": "InClusterQueue"}],
+     "pending": [pending("foo", None, "heap")]},
+    {"id": "preempt_fragmented", "case": "low priority workload is preempted even though there is enough capacity, but fragmented",
+     "function": PRE,
+     "objects": [node("x1", {"tas-node": "true", HOST: "x1"}, "5", memory="5Gi"), node("y1", {"tas-node": "true", HOST: "y1"}, "5", memory="5Gi"),
+                 T1, flavor("tas-default", "tas-single-level"), CQP,
+                 prio(workload("foo", podset("one", 2, CPU1, required=HOST)), 3),
+                 prio(workload("mid-priority-admitted", podset("one", 1, {"cpu": "4"}, required=HOST),
+                               admitted=[psa("one", 1, TASF, ta(("x1", 1)), {"cpu": "4"})]), 2),
+                 prio(workload("low-priority-admitted", podset("one", 1, {"cpu": "4"}, required=HOST),
+                               admitted=[psa("one", 1, TASF, ta(("y1", 1)), {"cpu": "4"})]), 1)],
+     "preempted": [{"workload": "default/low-priority-admitted", "preemptor": "default/foo", "reason": "InClusterQueue"}],
+     "pending": [pending("foo", None, "heap")]},
+    {"id": "preempt_equal_priority_waits", "case": "workload with equal priority awaits for other workloads to complete",
+     "function": PRE,
+     "objects": [node("x1", {"tas-node": "true", HOST: "x1"}, "5", memory="5Gi"), T1, flavor("tas-default", "tas-single-level"), CQP,
+                 prio(workload("low-priority-which-would-fit", podset("one", 1, CPU1, required=HOST)), 1),
+                 prio(workload("mid-priority-waiting", podset("one", 2, CPU1, required=HOST)), 2),
+                 prio(workload("mid-priority-admitted", podset("one", 1, {"cpu": "4"}, required=HOST),
+                               admitted=[psa("one", 1, TASF, ta(("x1", 1)), {"cpu": "4"})]), 2)],
+     "pending": [pending("low-priority-which-would-fit", None, "heap"),
+                 pending("mid-priority-waiting", 'couldn\'t assign flavors to pod set one: topology "tas-single-level" allows to fit only 1 out of 2 pod(s)')]},
+]
+
 HAND = "gpuplane hand-derived on the upstream defaultNodes fixture"
 TREE = [*default_nodes(), T3, flavor("tas-default", "tas-three-level"), CQ]
 CASES += [
@@ -289,16 +330,36 @@ CASES += [
 ]
 
 
+CASES.append(
+    {"id": "hand_preempt_frees_the_right_node", "source": "gpuplane hand-derived on the TestScheduleForTASPreemption fixtures",
+     "steps": "x1 (5 cpu) holds high (priority 20, 4 cpu) and low-a (priority 1, 1 cpu); y1 (5 cpu) holds low-b "
+              "(priority 2, 4 cpu); foo (priority 10) needs 2 x 1 cpu on one host. Candidates in Kueue's order: "
+              "low-a, low-b. Without low-a x1 has 1 free: no host holds 2; without low-b too y1 has 5: fits; "
+              "filling back, low-a can stay (y1 still holds 2). Victim: low-b only (quota alone would pick low-a).",
+     "objects": [node("x1", {"tas-node": "true", HOST: "x1"}, "5", memory="5Gi"), node("y1", {"tas-node": "true", HOST: "y1"}, "5", memory="5Gi"),
+                 T1, flavor("tas-default", "tas-single-level"), CQP,
+                 prio(workload("foo", podset("one", 2, CPU1, required=HOST)), 10),
+                 prio(workload("high", podset("one", 1, {"cpu": "4"}, required=HOST),
+                               admitted=[psa("one", 1, TASF, ta(("x1", 1)), {"cpu": "4"})]), 20),
+                 prio(workload("low-a", podset("one", 1, CPU1, required=HOST),
+                               admitted=[psa("one", 1, TASF, ta(("x1", 1)), {"cpu": "1"})]), 1),
+                 prio(workload("low-b", podset("one", 1, {"cpu": "4"}, required=HOST),
+                               admitted=[psa("one", 1, TASF, ta(("y1", 1)), {"cpu": "4"})]), 2)],
+     "preempted": [{"workload": "default/low-b", "preemptor": "default/foo", "reason": "InClusterQueue"}],
+     "pending": [pending("foo", None, "heap")]})
+
+
 def main() -> None:
     OUT.mkdir(exist_ok=True)
     for c in CASES:
         d = OUT / c["id"]
         d.mkdir(exist_ok=True)
         (d / "objects.yaml").write_text(yaml.safe_dump_all([*c["objects"], LQ], sort_keys=False), encoding="utf-8")
-        expected = {"cycles": [{"admitted": c.get("admitted", []), "pending": c.get("pending", [])}]}
+        expected = {"cycles": [{"admitted": c.get("admitted", []), "preempted": c.get("preempted", []),
+                                "pending": c.get("pending", [])}]}
         (d / "expected.json").write_text(json.dumps(expected, indent=2) + "\n", encoding="utf-8")
         if "case" in c:
-            src = f"{UPSTREAM}\nfunction: TestScheduleForTAS\ncase: {c['case']}\ncommit: {COMMIT}\n"
+            src = f"{UPSTREAM}\nfunction: {c.get('function', 'TestScheduleForTAS')}\ncase: {c['case']}\ncommit: {COMMIT}\n"
         else:
             src = f"{c['source']}\nsteps: {c['steps']}\ncase: {c['id']}\ncommit: {COMMIT}\n"
         (d / "source.txt").write_text(src, encoding="utf-8")

@@ -19,6 +19,7 @@ Pod sets of one workload in one flavor are placed in order, each seeing what the
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from gpuplane.kueue.flavor_assigner import MODE_FIT, MODE_NOFIT, MODE_PREEMPT, Assignment
@@ -87,7 +88,19 @@ def _request(ps: PodSet, count: int, implied: bool) -> TASPodSetRequest:
     )
 
 
-def _requests(snap: Snapshot, wl: Workload, state: CQState, a: Assignment) -> list[tuple[int, str, TASPodSetRequest]]:
+def fit_check(snap: Snapshot, wl: Workload, state: CQState, a: Assignment) -> Callable[[], bool] | None:
+    """For a preemption search: whether the workload's placement fits the TAS usage as it is now."""
+    if snap.tas is None:
+        return None
+    reqs = _requests(snap, wl, state, a, quiet=True)
+    if not reqs:
+        return None
+    return lambda: find(snap, reqs, False)[1] is None
+
+
+def _requests(
+    snap: Snapshot, wl: Workload, state: CQState, a: Assignment, quiet: bool = False
+) -> list[tuple[int, str, TASPodSetRequest]]:
     """WorkloadsTopologyRequests: (pod set index, TAS flavor, request) in pod set order."""
     out: list[tuple[int, str, TASPodSetRequest]] = []
     for i, ps in enumerate(wl.pod_sets):
@@ -101,6 +114,8 @@ def _requests(snap: Snapshot, wl: Workload, state: CQState, a: Assignment) -> li
             {fc.flavor for fc in result.flavors.values() if (f := snap.flavors.get(fc.flavor)) and f.topology_name}
         )
         if len(flavors) != 1:
+            if quiet:
+                continue
             a.reasons.append(
                 f"couldn't assign flavors to pod set {ps.name}: "
                 + ("no TAS flavor assigned" if not flavors else f"multiple TAS flavors assigned: {flavors}")

@@ -89,6 +89,13 @@ class TASState:
         if parts:
             self.shift(parts, -1)
 
+    def shift_workloads(self, keys: Iterable[str], sign: int) -> None:
+        """Remove (sign -1) or give back (1) admitted workloads' domains, as a preemption search does."""
+        for key in keys:
+            parts = self.charged.get(key)
+            if parts:
+                self.shift(parts, sign)
+
     def shift(self, parts: Iterable[tuple[LeafKey, Mapping[str, int]]], sign: int) -> None:
         """Add (sign 1) or remove (-1) usage per leaf."""
         for key, amount in parts:
