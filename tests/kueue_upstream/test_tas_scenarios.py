@@ -60,6 +60,13 @@ def test_tas_scenario_matches_kueue(scenario: Path) -> None:
 
 def test_tas_corpus_covers_the_modes() -> None:
     text = "".join((s / "objects.yaml").read_text(encoding="utf-8") for s in SCENARIOS)
-    for word in ("required:", "preferred:", "unconstrained: true", "podSetSliceSize", "kind: Pod\n", "taints"):
+    for word in (
+        "required:",
+        "preferred:",
+        "unconstrained: true",
+        "podSetSliceSize",
+        "kind: Pod\n",
+        "taints",
+    ):
         assert word in text, word
     assert len(SCENARIOS) >= 25

@@ -19,13 +19,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpuplane.kueue.tas.model import topology_request
 from gpuplane.kueue.dra import ClaimError, pod_claim_units
 from gpuplane.kueue.jobcontext import JobContext
 from gpuplane.kueue.objects import PodSet, Workload
 from gpuplane.kueue.parse import DEFAULT_NAMESPACE, Parsed, RawObject, parse_time, pod_set
 from gpuplane.kueue.requests import BadField, pod_requests, transform
 from gpuplane.kueue.runtime import runtime_seconds
+from gpuplane.kueue.tas.model import topology_request
 from gpuplane.vocab import (
     ANNOTATION_EXPECTED_RUNTIME,
     DEFAULT_LOCAL_QUEUE,

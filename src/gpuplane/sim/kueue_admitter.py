@@ -109,7 +109,9 @@ class KueueAdmitter:
         self.snap.now = now
         self.snap.add_workload(kwl)
 
-    def _pod_sets(self, requests: tuple[PodRequest, ...], pools: tuple[int, ...], team: str = "") -> list[PodSet]:
+    def _pod_sets(
+        self, requests: tuple[PodRequest, ...], pools: tuple[int, ...], team: str = ""
+    ) -> list[PodSet]:
         """Kueue pod sets for a request shape; identical shapes share (read-only) PodSet objects.
 
         With topology, a team's placement goes on its gangs' pod sets (`sim.topology`)."""

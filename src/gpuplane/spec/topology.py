@@ -10,7 +10,6 @@ must be a level of every topology pool the team holds quota on.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-
 from typing import Any
 
 from gpuplane.catalog.topology import TIERS, fabrics, kubelet_max_pods, provider_topology
@@ -79,7 +78,9 @@ def synthetic_nodes(spec: PlatformSpec) -> list[dict[str, Any]]:
                     "apiVersion": "v1",
                     "kind": "Node",
                     "metadata": {"name": labels.get(HOSTNAME_LABEL, f"{pool.name}-n{i}"), "labels": labels},
-                    "spec": {"taints": [{"key": t.key, "value": t.value, "effect": t.effect} for t in pool.taints]},
+                    "spec": {
+                        "taints": [{"key": t.key, "value": t.value, "effect": t.effect} for t in pool.taints]
+                    },
                     "status": {"allocatable": alloc, "conditions": [{"type": "Ready", "status": "True"}]},
                 }
             )
@@ -117,15 +118,25 @@ def topology_problems(spec: PlatformSpec, at: Report) -> Iterator[Problem]:
         if levels is None:
             fact = provider_topology(spec.cluster.provider)
             why = fact.note if fact is not None else "the provider has no topology fact"
-            yield at((*base, "levels"), f"no default topology levels for {spec.cluster.provider}: list them ({why})", "error")
+            yield at(
+                (*base, "levels"),
+                f"no default topology levels for {spec.cluster.provider}: list them ({why})",
+                "error",
+            )
             continue
         if not 1 <= len(levels) <= MAX_LEVELS or len(set(levels)) != len(levels):
             yield at((*base, "levels"), f"a Topology has 1 to {MAX_LEVELS} unique levels", "error")
         if HOSTNAME_LABEL in levels[:-1]:
-            yield at((*base, "levels"), f"{HOSTNAME_LABEL} may only be the last (lowest) level (Kueue Topology validation)", "error")
+            yield at(
+                (*base, "levels"),
+                f"{HOSTNAME_LABEL} may only be the last (lowest) level (Kueue Topology validation)",
+                "error",
+            )
         for key in topo.domain_sizes:
             if key not in levels:
-                yield at((*base, "domainSizes", key), f"not a level of this pool: {', '.join(levels)}", "error")
+                yield at(
+                    (*base, "domainSizes", key), f"not a level of this pool: {', '.join(levels)}", "error"
+                )
             elif topo.domain_sizes[key] < 1:
                 yield at((*base, "domainSizes", key), "a domain holds at least one node", "error")
         for key in topo.slowdown:

@@ -111,7 +111,11 @@ def _requests(
         if not wants or result.failed or result.count == 0:
             continue
         flavors = sorted(
-            {fc.flavor for fc in result.flavors.values() if (f := snap.flavors.get(fc.flavor)) and f.topology_name}
+            {
+                fc.flavor
+                for fc in result.flavors.values()
+                if (f := snap.flavors.get(fc.flavor)) and f.topology_name
+            }
         )
         if len(flavors) != 1:
             if quiet:

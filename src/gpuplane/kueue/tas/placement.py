@@ -99,7 +99,6 @@ class Stats:
         return f". Total nodes: {self.total}; excluded: {', '.join(sorted(reasons))}"
 
 
-
 def node_matches_flavor(node: TASNode, flavor: ResourceFlavor, topology: Topology) -> bool:
     """NodeMatchesFlavor plus the Ready/schedulable filter of the nodes cache."""
     if not node.ready or node.unschedulable:
@@ -217,7 +216,9 @@ class FlavorTopology:
             if self.hostname_lowest and not self._unit_fits(leaf, req, stats):
                 continue
             remaining = dict(leaf.free)
-            taken = [assumed.get(leaf.key)] if simulate_empty else [usage.get(leaf.key), assumed.get(leaf.key)]
+            taken = (
+                [assumed.get(leaf.key)] if simulate_empty else [usage.get(leaf.key), assumed.get(leaf.key)]
+            )
             for src in taken:
                 for res, q in (src or {}).items():
                     remaining[res] = remaining.get(res, 0) - q
@@ -345,8 +346,8 @@ class FlavorTopology:
                 return None, "slice topology requested, but slice size not provided"
             slice_size = tr.slice_size
         required = tr.required is not None
-        unconstrained = tr.unconstrained or req.implied or (
-            bool(tr.slice_level) and not tr.required and not tr.preferred
+        unconstrained = (
+            tr.unconstrained or req.implied or (bool(tr.slice_level) and not tr.required and not tr.preferred)
         )
         key = self._level_key(req)
         if key is None:
@@ -364,7 +365,9 @@ class FlavorTopology:
         per_pod["pods"] = per_pod.get("pods", 0) + POD
         stats = Stats()
         self._fill(req, per_pod, usage, assumed, simulate_empty, slice_size, slice_idx, stats)
-        fit_idx, fit, reason = self._find_level(req_idx, req.count, slice_size, required, unconstrained, stats)
+        fit_idx, fit, reason = self._find_level(
+            req_idx, req.count, slice_size, required, unconstrained, stats
+        )
         if reason:
             return None, reason
         best_fit = not unconstrained
@@ -378,7 +381,9 @@ class FlavorTopology:
         while cur < last:
             nxt: list[Domain] = []
             for d in fit:
-                nxt += self._update_counts(self._sorted(d.children, unconstrained), d.pod_count, 1, best_fit, False)
+                nxt += self._update_counts(
+                    self._sorted(d.children, unconstrained), d.pod_count, 1, best_fit, False
+                )
             fit = nxt
             cur += 1
         return self._build(fit), ""
@@ -390,7 +395,12 @@ class FlavorTopology:
             self.levels[start:], tuple(DomainCount(d.values[start:], d.pod_count) for d in kept)
         )
 
-    def fits(self, assignment: TopologyAssignment, per_pod: Mapping[str, int], usage: Mapping[LeafKey, Mapping[str, int]]) -> bool:
+    def fits(
+        self,
+        assignment: TopologyAssignment,
+        per_pod: Mapping[str, int],
+        usage: Mapping[LeafKey, Mapping[str, int]],
+    ) -> bool:
         """TASFlavorSnapshot.Fits: every domain of an assignment still holds its pods."""
         pod = dict(per_pod)
         pod["pods"] = pod.get("pods", 0) + POD

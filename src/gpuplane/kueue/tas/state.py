@@ -16,8 +16,13 @@ from gpuplane.kueue.objects import ResourceFlavor, Taint, Workload
 from gpuplane.kueue.quantity import parse_quantity
 from gpuplane.kueue.tas.model import TASNode, Topology
 from gpuplane.kueue.tas.placement import POD, FlavorTopology, LeafKey, leaf_key_of
-from gpuplane.vocab import HOSTNAME_LABEL, TAS_PREFERRED_ANNOTATION, TAS_REQUIRED_ANNOTATION
-from gpuplane.vocab import TAS_SLICE_REQUIRED_ANNOTATION, TAS_UNCONSTRAINED_ANNOTATION
+from gpuplane.vocab import (
+    HOSTNAME_LABEL,
+    TAS_PREFERRED_ANNOTATION,
+    TAS_REQUIRED_ANNOTATION,
+    TAS_SLICE_REQUIRED_ANNOTATION,
+    TAS_UNCONSTRAINED_ANNOTATION,
+)
 
 _TAS_POD_ANNOTATIONS = (
     TAS_REQUIRED_ANNOTATION,
