@@ -9,7 +9,8 @@ in a cycle), `scheduler` (the cycle), `reasons`, `results`, `dra` (claims to quo
 `explain`: `requests` (a pod's requests as Kueue counts them), `jobframework`/`jobcontext` (job
 objects to Workloads, with `gpuplane.workloads`), `whatif` (answers for submitted jobs), `fit`
 (admitted but unschedulable), `eta` (the snapshot run forward), `explain`/`explain_output` (the
-command and its JSON and tables).
+command and its JSON and tables). `tas/`: topology-aware scheduling (Topologies, domains from
+Nodes, Kueue's placement, `topologyAssignment`), entered only when the input has a Topology.
 
 Programmatic use (the simulator)::
 
