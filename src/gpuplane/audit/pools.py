@@ -57,6 +57,7 @@ class Pool:
     sharing: str = "exclusive"
     waivers: set[str] = field(default_factory=set)
     compact_placement: bool = False
+    fabric: str = ""  # the multi-node fabric the pool is built with (EFA, InfiniBand, ...), "" unknown/none
     mig_layout_unknown: bool = False
     fields: dict[str, Path] = field(default_factory=dict)
 

@@ -59,6 +59,9 @@ def _pool(spec_pool: Any, index: int, raw: Any, file: str) -> Pool:
     # A topology pool with a fabric or compact placement is rendered as one (eksctl efaEnabled, GKE
     # --placement-type COMPACT): the one-zone pool GPU018 exempts.
     p.compact_placement = topo is not None and (topo.compact_placement or topo.fabric.type != "none")
+    p.fabric = topo.fabric.type if topo is not None and topo.fabric.type != "none" else ""
+    if topo is not None:
+        p.fields["fabric"] = ("topology", "fabric")
     return p
 
 
