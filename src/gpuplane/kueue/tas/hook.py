@@ -145,7 +145,7 @@ def find(
         tree = tas.tree(snap.flavors[fname])
         if tree is None:
             return out, (req.name, f'Flavor "{fname}" information missing in TAS cache')
-        got, reason = tree.find(req, used, assumed, simulate_empty)
+        got, reason = tree.find(req, used, assumed, simulate_empty, tas.version if usage is None else None)
         if got is None:
             return out, (req.name, reason)
         out[req.name] = got

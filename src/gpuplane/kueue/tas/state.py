@@ -46,6 +46,8 @@ class TASState:
         self.non_tas = {k: dict(v) for k, v in (non_tas or {}).items()}
         self.usage: dict[LeafKey, dict[str, int]] = {}
         self.charged: dict[str, list[tuple[LeafKey, dict[str, int]]]] = {}
+        #: Changes of each leaf's usage so far: placement keeps counts of unchanged leaves.
+        self.version: dict[LeafKey, int] = {}
         self._trees: dict[str, tuple[ResourceFlavor, FlavorTopology | None]] = {}
 
     def tree(self, flavor: ResourceFlavor) -> FlavorTopology | None:
@@ -103,7 +105,9 @@ class TASState:
 
     def shift(self, parts: Iterable[tuple[LeafKey, Mapping[str, int]]], sign: int) -> None:
         """Add (sign 1) or remove (-1) usage per leaf."""
+        version = self.version
         for key, amount in parts:
+            version[key] = version.get(key, 0) + 1
             acc = self.usage.setdefault(key, {})
             for res, q in amount.items():
                 acc[res] = acc.get(res, 0) + sign * q
