@@ -33,7 +33,8 @@ node_st = st.tuples(
 def _nodes(
     raw: list[tuple[int, int, int, int, int]],
 ) -> tuple[list[TASNode], dict[tuple[str, ...], dict[str, int]]]:
-    nodes, usage = [], {}
+    nodes: list[TASNode] = []
+    usage: dict[tuple[str, ...], dict[str, int]] = {}
     for i, (b, r, cpu, pods, used) in enumerate(raw):
         labels = {"pool": "a", LEVELS[0]: f"b{b}", LEVELS[1]: f"b{b}r{r}", HOSTNAME_LABEL: f"n{i}"}
         nodes.append(TASNode(f"n{i}", labels, {"cpu": cpu, "pods": pods * POD}))
