@@ -89,22 +89,25 @@ def synthetic_nodes(spec: PlatformSpec) -> list[dict[str, Any]]:
 
 def span_factor(spec: PlatformSpec, pool: NodePool, level_index: int | None) -> float:
     """Runtime factor of a multi-node job whose pods fit one domain of `level_index` (None: several
-    top-level domains). A job on one node (the hostname level, or the lowest level) has 1.0."""
+    top-level domains). Levels of one node (hostname, or a `domainSizes` of 1, such as GKE's
+    gce-topology-host on A3 Mega) are the host: a job inside one has 1.0. Tier 1 is the finest
+    level above them, and so on up (catalog/data/fabric.yaml)."""
     levels = pool_levels(spec, pool) or ()
     assert pool.topology is not None
-    override = pool.topology.slowdown
-    if level_index is not None and level_index >= len(levels) - 1 and levels and levels[-1] == HOSTNAME_LABEL:
+    sizes = pool.topology.domain_sizes
+
+    def node_like(level: str) -> bool:
+        return level == HOSTNAME_LABEL or sizes.get(level) == 1
+
+    if level_index is not None and node_like(levels[level_index]):
         return 1.0
     key = levels[level_index] if level_index is not None else CLUSTER
-    if key in override:
-        return override[key]
-    non_host = [lv for lv in levels if lv != HOSTNAME_LABEL]
-    if level_index is None:
-        tier = f"tier{len(non_host) + 1}" if len(non_host) + 1 <= 4 else CLUSTER
-    else:
-        tier = f"tier{len(non_host) - level_index}"
+    if key in pool.topology.slowdown:
+        return pool.topology.slowdown[key]
+    network = [lv for lv in levels if not node_like(lv)]
+    tier = len(network) + 1 if level_index is None else len(network) - network.index(levels[level_index])
     factors = fabrics()[pool.topology.fabric.type].runtime_factor
-    return factors.get(tier, factors[CLUSTER])
+    return factors[f"tier{tier}"] if tier <= 4 else factors[CLUSTER]
 
 
 def topology_problems(spec: PlatformSpec, at: Report) -> Iterator[Problem]:
