@@ -163,10 +163,11 @@ class KueueAdmitter:
         index = self.index
         if result.preempted:
             out.preempted.extend(index[victim.workload] for victim in result.preempted)
+        topology = self.topology
         for adm in result.admitted:
             pools = tuple(self._pool_of(ps.flavors) for ps in adm.pod_sets)
             out.admitted.append((index[adm.workload], pools))
-            if self.topology is not None:
+            if topology is not None:
                 self._rate(index[adm.workload], adm.pod_sets, pools)
         return out
 
