@@ -37,8 +37,9 @@ def node(
     memory: str | None = None,
     ready: bool = True,
     taints: list[dict[str, str]] | None = None,
+    extra: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    alloc = {"cpu": cpu, "pods": pods}
+    alloc = {"cpu": cpu, "pods": pods, **(extra or {})}
     if memory:
         alloc["memory"] = memory
     spec: dict[str, Any] = {}
@@ -835,6 +836,129 @@ CASES.append(
 )
 
 
+GROUP = {"podSetGroupName": "sameGroup"}
+CACHE = "kubernetes-sigs/kueue pkg/cache/scheduler/tas_cache_test.go"
+
+
+def grouped(name: str, count: int, requests: dict[str, str], **kw: Any) -> dict[str, Any]:
+    ps = podset(name, count, requests, **kw)
+    ps["topologyRequest"] = {**ps.get("topologyRequest", {}), **GROUP}
+    return ps
+
+
+H3 = [
+    node("h1", {"tas-node": "true", RACK: "r1", HOST: "h1"}, "2"),
+    node("h2", {"tas-node": "true", RACK: "r1", HOST: "h2"}, "4"),
+    node("h3", {"tas-node": "true", RACK: "r1", HOST: "h3"}, "3"),
+]
+CQ2 = cq(("tas-default", {"cpu": "50"}))
+CASES += [
+    {
+        "id": "group_leader_and_workers_same_block",
+        "case": "find topology assignment for two podsets with the same group",
+        "function": "TestFindTopologyAssignments",
+        "file": CACHE,
+        "objects": [
+            node("b1", {"tas-node": "true", BLOCK: "b1"}, "2", memory="2Gi", extra={"example.com/gpu": "2"}),
+            node("b2", {"tas-node": "true", BLOCK: "b2"}, "5", extra={"example.com/gpu": "4"}),
+            node("b3", {"tas-node": "true", BLOCK: "b3"}, "2", extra={"example.com/gpu": "2"}),
+            topology("tas-block", BLOCK),
+            flavor("tas-default", "tas-block"),
+            cq(("tas-default", {"cpu": "50", "example.com/gpu": "50"})),
+            workload(
+                "foo",
+                grouped("leader", 1, {"cpu": "1"}, required=BLOCK),
+                grouped("workers", 4, {"cpu": "1", "example.com/gpu": "1"}, required=BLOCK),
+            ),
+        ],
+        "admitted": [
+            {
+                "workload": "default/foo",
+                "clusterQueue": "tas-main",
+                "podSets": [
+                    {
+                        "name": "leader",
+                        "count": 1,
+                        "flavors": TASF,
+                        "topologyAssignment": ta(("b2", 1), levels=(BLOCK,)),
+                    },
+                    {
+                        "name": "workers",
+                        "count": 4,
+                        "flavors": {"cpu": "tas-default", "example.com/gpu": "tas-default"},
+                        "topologyAssignment": ta(("b2", 4), levels=(BLOCK,)),
+                    },
+                ],
+            }
+        ],
+    },
+    {
+        "id": "group_leader_keeps_worker_capacity",
+        "case": "find topology assignment for grouped podsets preserves worker capacity when placing leader",
+        "function": "TestFindTopologyAssignments",
+        "file": CACHE,
+        "objects": [
+            *H3,
+            T2,
+            flavor("tas-default", "tas-two-level"),
+            CQ2,
+            workload(
+                "foo",
+                grouped("leader", 1, {"cpu": "1"}, required=RACK),
+                grouped("workers", 4, {"cpu": "2"}, required=RACK),
+            ),
+        ],
+        "admitted": [
+            {
+                "workload": "default/foo",
+                "clusterQueue": "tas-main",
+                "podSets": [
+                    {"name": "leader", "count": 1, "flavors": TASF, "topologyAssignment": ta(("h3", 1))},
+                    {
+                        "name": "workers",
+                        "count": 4,
+                        "flavors": TASF,
+                        "topologyAssignment": ta(("h1", 1), ("h2", 2), ("h3", 1)),
+                    },
+                ],
+            }
+        ],
+    },
+    {
+        "id": "group_sliced_leader_keeps_worker_capacity",
+        "case": "find topology assignment for sliced grouped podsets preserves worker capacity when placing leader",
+        "function": "TestFindTopologyAssignments",
+        "file": CACHE,
+        "objects": [
+            *H3,
+            T2,
+            flavor("tas-default", "tas-two-level"),
+            CQ2,
+            workload(
+                "foo",
+                grouped("leader", 1, {"cpu": "1"}, required=RACK),
+                grouped("workers", 8, {"cpu": "1"}, required=RACK, slice_level=HOST, slice_size=2),
+            ),
+        ],
+        "admitted": [
+            {
+                "workload": "default/foo",
+                "clusterQueue": "tas-main",
+                "podSets": [
+                    {"name": "leader", "count": 1, "flavors": TASF, "topologyAssignment": ta(("h3", 1))},
+                    {
+                        "name": "workers",
+                        "count": 8,
+                        "flavors": TASF,
+                        "topologyAssignment": ta(("h1", 2), ("h2", 4), ("h3", 2)),
+                    },
+                ],
+            }
+        ],
+    },
+]
+
+
 def main() -> None:
     OUT.mkdir(exist_ok=True)
     for c in CASES:
@@ -854,7 +978,10 @@ def main() -> None:
         }
         (d / "expected.json").write_text(json.dumps(expected, indent=2) + "\n", encoding="utf-8")
         if "case" in c:
-            src = f"{UPSTREAM}\nfunction: {c.get('function', 'TestScheduleForTAS')}\ncase: {c['case']}\ncommit: {COMMIT}\n"
+            src = (
+                f"{c.get('file', UPSTREAM)}\nfunction: {c.get('function', 'TestScheduleForTAS')}\n"
+                f"case: {c['case']}\ncommit: {COMMIT}\n"
+            )
         else:
             src = f"{c['source']}\nsteps: {c['steps']}\ncase: {c['id']}\ncommit: {COMMIT}\n"
         (d / "source.txt").write_text(src, encoding="utf-8")

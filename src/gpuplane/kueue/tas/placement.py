@@ -15,8 +15,9 @@ preferred level climbs towards the root, and at the top the pods are spread gree
 unconstrained pod set is placed at the lowest level (LeastFreeCapacity, TASProfileMixed, beta and
 on since v0.15). Phase 2b walks down level by level, keeping the fewest domains (BestFit: the
 smallest domain that still holds what is left). Kueue's defaults of v0.19.2 apply:
-TASBalancedPlacement (alpha) and TASRespectNodeAffinityPreferred (alpha) are off. Not modelled:
-pod-set groups (leader + workers), multi-layer slice constraints, node replacement (hot swap).
+TASBalancedPlacement (alpha) and TASRespectNodeAffinityPreferred (alpha) are off. Pod-set groups
+(a leader with its workers) are `leader.py`. Not modelled: multi-layer slice constraints, node
+replacement (hot swap).
 """
 
 from __future__ import annotations
@@ -38,7 +39,20 @@ LeafKey = tuple[str, ...]
 class Domain:
     """One topology domain with the per-run counts of `fillInCounts`."""
 
-    __slots__ = ("children", "free", "key", "level", "node", "parent", "pod_count", "slice_count", "values")
+    __slots__ = (
+        "children",
+        "free",
+        "key",
+        "leader_count",
+        "level",
+        "node",
+        "parent",
+        "pod_count",
+        "pod_wl",
+        "slice_count",
+        "slice_wl",
+        "values",
+    )
 
     def __init__(self, values: tuple[str, ...], level: int, parent: Domain | None) -> None:
         self.values = values
@@ -50,6 +64,11 @@ class Domain:
         self.key: LeafKey = ()
         self.pod_count = 0
         self.slice_count = 0
+        # With a leader pod set (a pod-set group): leaders this domain can host (0/1 per leaf) and
+        # the workers that fit beside one leader (podCountWithLeader, sliceCountWithLeader).
+        self.leader_count = 0
+        self.pod_wl = 0
+        self.slice_wl = 0
 
 
 def taint_text(t: Taint) -> str:
