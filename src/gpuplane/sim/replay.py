@@ -82,4 +82,7 @@ def simulate_objects(
     engine = Engine(pools, [t.name for t in teams], built, config, shared_resource(pools))
     outcome = engine.run(workloads, progress)
     outcome.warnings.extend(built.notes)
+    topology_notes = getattr(built, "topology_notes", None)
+    if topology_notes is not None:
+        outcome.warnings.extend(topology_notes())
     return outcome
