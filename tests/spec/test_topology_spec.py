@@ -34,7 +34,9 @@ teams:
 """
 
 
-BUILT = parse_spec(BASE.format(provider="eks", vm="p5.48xlarge", topology="{}", placement="null"), "t.yaml")[0]
+BUILT = parse_spec(BASE.format(provider="eks", vm="p5.48xlarge", topology="{}", placement="null"), "t.yaml")[
+    0
+]
 
 
 def _spec(
