@@ -70,3 +70,11 @@ def test_tas_corpus_covers_the_modes() -> None:
     ):
         assert word in text, word
     assert len(SCENARIOS) >= 25
+
+
+def test_the_table_names_the_domains_of_an_admitted_pod_set() -> None:
+    scenario = next(s for s in SCENARIOS if s.name == "two_podsets_succeed")
+    result = CliRunner().invoke(app, ["explain", "-f", str(scenario / "objects.yaml")])
+    assert result.exit_code == 0, result.stderr[-2000:]
+    text = " ".join(result.stdout.replace("│", " ").split())
+    assert "x15: cpu=tas-default on x1:7, y1:8" in text
