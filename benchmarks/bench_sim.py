@@ -1,7 +1,8 @@
 """Benchmarks of `gpuplane simulate`: wall and CPU time, peak memory, jobs per CPU-second, events/s.
 
 Cases: the full Philly trace (philly-pollux, 82,247 jobs, 15 virtual clusters) on a platform sized
-like Philly; the same with spot evictions and checkpointing; a 10x synthetic trace (~800,000
+like Philly; the same with a three-level Kueue Topology on the pool (every workload placed by TAS;
+its CPU beside the plain run's); the same with spot evictions and checkpointing; a 10x synthetic trace (~800,000
 jobs, to show how cost grows with jobs); Alibaba's openb pods on time-sliced GPUs; and the GKE
 example (fair sharing, hierarchical cohorts, preemption) under load. Issue 23's cases: Philly on
 the undersized 96-GPU platform of specs/philly-96.yaml (8,000 rows and the full trace: a backlog
@@ -44,11 +45,20 @@ PHILLY_VC_NODES = {
 }
 
 
-def philly_spec(queues: list[str], *, spot: bool = False) -> Any:
-    """A Philly-sized platform: 8-GPU nodes, one team per virtual cluster, one cohort."""
+# A three-level topology for the TAS case (issue 22): 16 nodes per rack, 64 per block.
+TOPOLOGY = {
+    "levels": ["example.com/block", "example.com/rack", "kubernetes.io/hostname"],
+    "domainSizes": {"example.com/rack": 16, "example.com/block": 64},
+}
+
+
+def philly_spec(queues: list[str], *, spot: bool = False, topology: bool = False) -> Any:
+    """A Philly-sized platform: 8-GPU nodes, one team per virtual cluster, one cohort; with
+    `topology`, the pool has a three-level Kueue Topology (every workload then goes through TAS)."""
     from gpuplane.spec import PlatformSpec
 
     nodes = sum(PHILLY_VC_NODES.get(q, 1) for q in queues)
+    pool_topology = {"topology": TOPOLOGY} if topology else {}
     return PlatformSpec.model_validate(
         {
             "cluster": {"name": "philly", "provider": "generic"},
@@ -61,6 +71,7 @@ def philly_spec(queues: list[str], *, spot: bool = False) -> Any:
                     "maxNodes": nodes,
                     "spot": {"enabled": spot},
                     "workloadClasses": ["training", "batch", "inference"],
+                    **pool_topology,
                 }
             ],
             "teams": [
@@ -117,7 +128,7 @@ def _reference(spec: Any, workloads: list[Any]) -> tuple[float, list[float | Non
     return time.process_time() - cpu, starts
 
 
-def _philly(spot: bool) -> Callable[[], tuple[Any, list[Any], Any]]:
+def _philly(spot: bool, topology: bool = False) -> Callable[[], tuple[Any, list[Any], Any]]:
     def build() -> tuple[Any, list[Any], Any]:
         from gpuplane.sim.config import SimConfig
         from gpuplane.traces import Checkpoint, with_checkpoint
@@ -131,7 +142,7 @@ def _philly(spot: bool) -> Callable[[], tuple[Any, list[Any], Any]]:
             ckpt = Checkpoint(interval_s=1800, write_s=60, restore_s=300)
             workloads = [with_checkpoint(w, ckpt) for w in workloads]
             config = SimConfig(seed=1, spot_evictions_per_node_hour=0.01)
-        return philly_spec(queues, spot=spot), workloads, config
+        return philly_spec(queues, spot=spot, topology=topology), workloads, config
 
     return build
 
@@ -235,6 +246,9 @@ def _openb() -> tuple[Any, list[Any], Any]:
     return openb_spec(), list(ws), SimConfig(seed=3)
 
 
+CPU: dict[str, float] = {}  # CPU seconds of each case run so far (ratios in the same run)
+
+
 def case(
     name: str, build: Callable[[], tuple[Any, list[Any], Any]], reference: bool = False
 ) -> list[tuple[str, str]]:
@@ -246,6 +260,7 @@ def case(
     result = queue.get()
     proc.join()
     _, wall, cpu, peak, jobs, events, cycles, ref_cpu, agree = result
+    CPU[name] = cpu
     rows = [
         (f"{name}: wall time", f"{wall:.1f} s (cpu {cpu:.1f} s)"),
         (f"{name}: peak memory", f"{peak:.0f} MiB"),
@@ -264,6 +279,13 @@ def run() -> list[tuple[str, str]]:
     """All cases; rows of (label, figure)."""
     rows: list[tuple[str, str]] = []
     rows += case("philly full", _philly(spot=False), reference=True)
+    rows += case("philly full, 3-level topology (TAS)", _philly(spot=False, topology=True))
+    rows.append(
+        (
+            "TAS / no topology (same run, CPU)",
+            f"{CPU['philly full, 3-level topology (TAS)'] / CPU['philly full']:.2f}x (issue 22 asks <= 2x)",
+        )
+    )
     rows += case("overloaded gangs (130 % load)", _overloaded, reference=True)
     rows += case("philly undersized (96 GPUs), 8k rows", _undersized(8000))
     rows += case("philly undersized (96 GPUs), full", _undersized(None))
@@ -292,6 +314,7 @@ if __name__ == "__main__":
     table = {
         "philly": _philly(False),
         "philly-spot": _philly(True),
+        "philly-tas": _philly(False, topology=True),
         "overloaded": _overloaded,
         "undersized-8k": _undersized(8000),
         "undersized": _undersized(None),

@@ -49,7 +49,7 @@ def _validate(obj: dict[str, Any], version: str, shared: Path) -> None:
 
 
 def test_every_example_has_pools_to_accept() -> None:
-    assert len(POOLS) == 9 and len(MULTI_NODE) >= 4
+    assert len(POOLS) == 11 and len(MULTI_NODE) >= 4
 
 
 def test_a_dra_pool_is_refused_with_the_reason(tmp_path: Path) -> None:

@@ -19,10 +19,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-
-from gpuplane.kueue import preemption, shape_queue
 from gpuplane.kueue.eta import EtaOptions
 from gpuplane.kueue.explain import ExplainOptions, explain_input
+
+from gpuplane.kueue import preemption, shape_queue
 from gpuplane.kueue.parse import Parsed
 from gpuplane.kueue.reference import reference_engine_on, use_reference_engine
 from gpuplane.sim.config import SimConfig

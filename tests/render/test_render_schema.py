@@ -14,7 +14,14 @@ import pytest
 from tests.render.render_helpers import all_objects, rendered
 from tests.support.crds import crd_schemas
 
-KUEUE_CRDS = ("clusterqueues", "cohorts", "localqueues", "resourceflavors", "topologies", "workloadpriorityclasses")
+KUEUE_CRDS = (
+    "clusterqueues",
+    "cohorts",
+    "localqueues",
+    "resourceflavors",
+    "topologies",
+    "workloadpriorityclasses",
+)
 # Kinds from CRDs that kubernetes-validate cannot know; each is checked by its own test instead.
 CRD_KINDS = {
     "ClusterQueue",

@@ -49,7 +49,7 @@ teams:
 """
 
 
-def _run(mode: str, pods: int) -> tuple[float | None, float | None, dict[int, str]]:
+def _run(mode: str, pods: int) -> tuple[float | None, float | None, list[str]]:
     spec, problems = parse_spec(SPEC.format(mode=mode, level=LAYER3), "t.yaml")
     assert not [p for p in problems if p.severity == "error"], problems
     gang = Workload(
@@ -58,20 +58,24 @@ def _run(mode: str, pods: int) -> tuple[float | None, float | None, dict[int, st
     )  # fmt: skip
     out = simulate(spec, [gang], QUIET)
     run = out.runs[0]
-    return run.first_start, run.end, out.pending_reasons if hasattr(out, "pending_reasons") else {}
+    return run.first_start, run.end, out.warnings
 
 
 def test_a_gang_that_fits_only_across_racks_waits_when_the_rack_is_required() -> None:
-    start, end, _ = _run("required", 16)
+    start, end, notes = _run("required", 16)
     assert start is None and end is None
+    waiting = [n for n in notes if "still wait on the topology" in n]
+    assert len(waiting) == 1 and 'topology "p5" allows to fit only 8 out of 16 pod(s)' in waiting[0]
+    assert "128 free GPU units" in waiting[0]
 
 
 def test_the_same_gang_runs_slower_when_the_rack_is_only_preferred() -> None:
     tier2 = fabrics()["EFA"].runtime_factor["tier2"]
     assert tier2 == 1.16  # the figure of the data this table was worked out with
-    start, end, _ = _run("preferred", 16)
+    start, end, notes = _run("preferred", 16)
     assert start == 0.0
     assert end == pytest.approx(3600.0 * tier2)
+    assert f"placed 1 admissions (1 at x{tier2:g})" in " ".join(notes)
 
 
 @pytest.mark.parametrize("mode", ["required", "preferred"])

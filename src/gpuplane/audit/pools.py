@@ -58,6 +58,7 @@ class Pool:
     sharing: str = "exclusive"
     waivers: set[str] = field(default_factory=set)
     compact_placement: bool = False
+    fabric: str = ""  # the multi-node fabric the pool is built with (EFA, InfiniBand, ...), "" unknown/none
     mig_layout_unknown: bool = False
     accelerator: str | None = None  # catalog GPU name, where the source says which GPU the pool has
     provider: str = ""  # the platform spec's provider, for spec pools

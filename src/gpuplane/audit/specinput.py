@@ -61,6 +61,9 @@ def _pool(spec_pool: Any, index: int, raw: Any, file: str) -> Pool:
     # --placement-type COMPACT): the one-zone pool GPU018 exempts.
     p.compact_placement = topo is not None and (topo.compact_placement or topo.fabric.type != "none")
     p.accelerator = spec_pool.accelerator
+    p.fabric = topo.fabric.type if topo is not None and topo.fabric.type != "none" else ""
+    if topo is not None:
+        p.fields["fabric"] = ("topology", "fabric")
     return p
 
 

@@ -54,7 +54,12 @@ def provider_topology(provider: str) -> ProviderTopology | None:
     levels = tuple(str(v) for v in value) if isinstance(value, list) else None
     placement = raw.get("placement") if isinstance(raw.get("placement"), dict) else None
     return ProviderTopology(
-        provider, levels, placement, " ".join(str(raw.get("note") or "").split()), str(raw["source"]), str(raw["date"])
+        provider,
+        levels,
+        placement,
+        " ".join(str(raw.get("note") or "").split()),
+        str(raw["source"]),
+        str(raw["date"]),
     )
 
 

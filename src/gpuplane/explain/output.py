@@ -55,6 +55,13 @@ def job_json(job: JobWorkload) -> dict[str, Any]:
     }
 
 
+def _topology_text(ta: Any) -> str:
+    """' on a/1, b/2' for a topology assignment (values of its levels / pods), at most 4 domains."""
+    shown = ", ".join(f"{'/'.join(d.values)}:{d.count}" for d in ta.domains[:4])
+    more = f" (+{len(ta.domains) - 4} more)" if len(ta.domains) > 4 else ""
+    return f" on {shown}{more}"
+
+
 def _admitted_pod_set(p: AdmittedPodSet) -> dict[str, Any]:
     """An admitted pod set; with TAS, its topologyAssignment in Kueue's v1beta1 shape."""
     out: dict[str, Any] = {"name": p.name, "count": p.count, "flavors": p.flavors}
@@ -184,7 +191,9 @@ def _print_cycle(console: Console, snap: Snapshot, r: CycleResult, unfit: dict[s
         t = _table("admitted", "workload", "ClusterQueue", "pod sets (count: flavors)")
         for a in r.admitted:
             ps = "; ".join(
-                f"{p.name} x{p.count}: " + ", ".join(f"{k}={v}" for k, v in p.flavors.items())
+                f"{p.name} x{p.count}: "
+                + ", ".join(f"{k}={v}" for k, v in p.flavors.items())
+                + (_topology_text(p.topology) if p.topology is not None else "")
                 for p in a.pod_sets
             )
             if a.workload in unfit:

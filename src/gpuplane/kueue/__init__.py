@@ -7,7 +7,9 @@ Kueue's cache plus its queue manager), `flavor_assigner`, `assignment`, `preempt
 with `candidates` and `candidate_lists`, `fair_sharing` (DRS, tournament) and `fair_preemption`,
 `cycle_head` (a head in a cycle), `scheduler` (the cycle), `reasons`, `results`, `dra` (claims to
 quota). The explain command (job objects to Workloads, what-if, fit, ETA, live reads, output)
-is `gpuplane.explain`; this package imports neither it nor `gpuplane.workloads`.
+is `gpuplane.explain`; this package imports neither it nor `gpuplane.workloads`. `tas/`: topology-aware
+scheduling (Topologies, domains from Nodes, Kueue's placement, `topologyAssignment`), entered only
+when the input has a Topology.
 
 Programmatic use (the simulator)::
 

@@ -6,7 +6,7 @@ size first; if it neither fits nor can preempt, a binary search over reduced pod
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from gpuplane.kueue import resource_node as rn
 from gpuplane.kueue.fair_preemption import fair_targets
@@ -26,10 +26,16 @@ from gpuplane.kueue.tas import hook as tas_hook
 
 
 def get_targets(
-    snap: Snapshot, wl: Workload, state: CQState, frs: Iterable[FR], requests: dict[FR, int]
+    snap: Snapshot,
+    wl: Workload,
+    state: CQState,
+    frs: Iterable[FR],
+    requests: dict[FR, int],
+    tas_fits: Callable[[], bool] | None = None,
 ) -> list[Target]:
-    """Preemption targets for `wl` (classical or fair sharing, as configured)."""
-    ctx = PreemptionCtx(snap, wl, state, frozenset(frs), requests)
+    """Preemption targets for `wl` (classical or fair sharing, as configured); with `tas_fits`,
+    classical victims are chosen until the topology placement fits too."""
+    ctx = PreemptionCtx(snap, wl, state, frozenset(frs), requests, tas_fits)
     if snap.fair_sharing is not None:
         return fair_targets(ctx, snap.fair_sharing.preemption_strategies)
     return classical_targets(ctx)
@@ -60,7 +66,8 @@ def assignments(snap: Snapshot, wl: Workload, state: CQState) -> tuple[Assignmen
     if mode == MODE_FIT:
         return full, []
     if mode == MODE_PREEMPT:
-        targets = get_targets(snap, wl, state, full.frs_need_preemption(), full.usage)
+        check = tas_hook.fit_check(snap, wl, state, full) if snap.tas is not None else None
+        targets = get_targets(snap, wl, state, full.frs_need_preemption(), full.usage, check)
         if snap.tas is not None:
             tas_hook.for_targets(snap, wl, state, full, targets)
         if targets:
@@ -89,7 +96,8 @@ def _reduce(
         if m == MODE_FIT:
             return a, []
         if m == MODE_PREEMPT:
-            t = get_targets(snap, wl, state, a.frs_need_preemption(), a.usage)
+            check = tas_hook.fit_check(snap, wl, state, a) if snap.tas is not None else None
+            t = get_targets(snap, wl, state, a.frs_need_preemption(), a.usage, check)
             if t:
                 return a, t
         return None

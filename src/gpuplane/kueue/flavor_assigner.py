@@ -67,7 +67,7 @@ class Assignment:
     reasons: list[str] = field(default_factory=list)
     last_tried: dict[tuple[int, str], int] = field(default_factory=dict)
     #: Topology assignment per pod set name (`gpuplane.kueue.tas`), when TAS placed it.
-    topology: dict[str, Any] = field(default_factory=dict)
+    topology: dict[str, Any] | None = None
 
     def mode(self) -> int:
         """RepresentativeMode: the worst mode over all pod sets."""

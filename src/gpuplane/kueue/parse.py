@@ -318,7 +318,9 @@ def _admission(status: Mapping[str, Any], pod_sets: list[PodSet]) -> Admission |
         if not usage and ps is not None:
             usage = {r: q * count for r, q in ps.per_pod.items()}
         flavors = {str(k): str(v) for k, v in _m(a.get("flavors")).items()}
-        psas.append(PodSetAssignment(name, flavors, usage, count, read_assignment(a.get("topologyAssignment"))))
+        psas.append(
+            PodSetAssignment(name, flavors, usage, count, read_assignment(a.get("topologyAssignment")))
+        )
     return Admission(str(adm["clusterQueue"]), psas)
 
 
@@ -446,7 +448,9 @@ def _object(obj: Mapping[str, Any], source: str, ctx: _Ctx) -> None:
         labels = {str(k): str(v) for k, v in _m(spec.get("nodeLabels")).items()}
         topo = spec.get("topologyName")
         out.objects.append(
-            ResourceFlavor(name, labels, taints, _tolerations(spec.get("tolerations")), str(topo) if topo else None)
+            ResourceFlavor(
+                name, labels, taints, _tolerations(spec.get("tolerations")), str(topo) if topo else None
+            )
         )
     elif kind == "Topology":
         levels = tuple(str(_m(lv).get("nodeLabel", "")) for lv in _l(spec.get("levels")))

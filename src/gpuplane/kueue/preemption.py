@@ -9,7 +9,7 @@ Removals are simulated on the live quota tree and always undone before returning
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from gpuplane.kueue import resource_node as rn
@@ -62,6 +62,8 @@ class PreemptionCtx:
     state: CQState
     frs: frozenset[FR]
     requests: dict[FR, int]
+    #: With TAS: does the workload's topology placement fit now (`tas.hook.fit_check`)? None otherwise.
+    tas_fits: Callable[[], bool] | None = None
 
 
 def policy_allows(policy: str, incoming: Workload, cand: Workload) -> bool:
@@ -103,6 +105,8 @@ def remove_workloads(snap: Snapshot, workloads: Iterable[tuple[Workload, CQState
             acc[fr] = acc.get(fr, 0) + v
     for state, total in totals.values():
         rn.add_usage_map(state.node, total, sign)
+    if snap.tas is not None:
+        snap.tas.shift_workloads((wl.key for wl, _ in workloads), sign)
 
 
 def workload_fits(ctx: PreemptionCtx, allow_borrowing: bool, shift: rn.Shift | None = None) -> bool:
@@ -119,6 +123,8 @@ def workload_fits(ctx: PreemptionCtx, allow_borrowing: bool, shift: rn.Shift | N
                 return False
         if v > rn.cq_available(node, fr, shift):
             return False
+    if ctx.tas_fits is not None and shift is None:
+        return ctx.tas_fits()  # workloadFits: the topology placement, after the quota
     return True
 
 
@@ -252,12 +258,23 @@ def fill_back(ctx: PreemptionCtx, targets: list[Target], allow_borrowing: bool) 
         node = snap.cqs[t.cq].node
         usage = snap.usage_of.get(t.wl.key, {})
         # Ask first (no writes); only a target that is given back changes the tree.
-        if workload_fits(ctx, allow_borrowing, dict(rn.usage_deltas(node, usage, 1))):
+        if workload_fits(ctx, allow_borrowing, dict(rn.usage_deltas(node, usage, 1))) and _tas_back(ctx, t):
             rn.add_usage_map(node, usage, 1)
             targets[i] = targets[-1]
             targets.pop()
         i -= 1
     return targets
+
+
+def _tas_back(ctx: PreemptionCtx, t: Target) -> bool:
+    """With TAS: give a target's domains back and keep them there only if the placement still fits."""
+    if ctx.tas_fits is None or ctx.snap.tas is None:
+        return True
+    ctx.snap.tas.shift_workloads([t.wl.key], 1)
+    if ctx.tas_fits():
+        return True
+    ctx.snap.tas.shift_workloads([t.wl.key], -1)
+    return False
 
 
 def restore(snap: Snapshot, targets: list[Target]) -> None:

@@ -166,11 +166,12 @@ def _admit(snap: Snapshot, e: Entry, usage: dict[FR, int], result: CycleResult) 
     assert e.assignment is not None
     psas = []
     out_ps = []
+    placed = e.assignment.topology  # TAS: topology assignment per pod set, else None
     for ps in e.assignment.podsets:
         chosen = ps.flavors
         items = sorted(chosen.items()) if len(chosen) > 1 else chosen.items()
         flavors = {res: fc.flavor for res, fc in items}
-        topology = e.assignment.topology.get(ps.name) if e.assignment.topology else None
+        topology = placed.get(ps.name) if placed else None
         psas.append(
             PodSetAssignment(
                 ps.name, flavors, {r: q for r, q in ps.requests.items() if r in flavors}, ps.count, topology

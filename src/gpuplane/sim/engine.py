@@ -134,6 +134,8 @@ class Engine:
         self.rejected = [0, 0, 0]  # unknown team, no GPU request, no pool can ever run it
         self.progress: Progress | None = None
         self.total = 0
+        #: Work rate of admitted TAS gangs (the admitter's `rates`, sim/topology.py); {} without TAS.
+        self._topology_rates: dict[int, float] = getattr(admitter, "rates", {})
 
     # ---- event plumbing ------------------------------------------------------------------------
     def push(self, time: float, kind: int, a: int, b: float = 0.0) -> None:
@@ -430,9 +432,9 @@ class Engine:
 
     def _start(self, run: Run, pool: int, now: float) -> None:
         rate = 1.0
-        topology_rate = getattr(self.admitter, "topology_rate", None)
-        if topology_rate is not None and getattr(self.admitter, "rates", None):
-            rate = topology_rate(run.idx)  # a TAS gang spanning a wide domain runs slower (sim/topology.py)
+        rates = self._topology_rates
+        if rates:
+            rate = rates.get(run.idx, 1.0)  # a TAS gang spanning a wide domain runs slower (sim/topology.py)
         if self.contention.shared(pool):
             self._rerate(self.contention.start(run.idx, pool, self.cluster.allocs[run.idx]), now)
             rate = self.contention.rate(run.idx)

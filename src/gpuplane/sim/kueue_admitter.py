@@ -26,7 +26,7 @@ from gpuplane.sim.pools import PoolModel
 from gpuplane.sim.requests import GPU, PodRequest
 from gpuplane.sim.topology import TwinTopology
 from gpuplane.traces import Workload as TraceWorkload
-from gpuplane.vocab import LABEL_POOL
+from gpuplane.vocab import HOSTNAME_LABEL, LABEL_POOL
 
 #: The outcome of a cycle that had no heads (shared: the engine only reads outcomes).
 _SKIPPED = CycleOutcome(ran=False, more=False)
@@ -56,6 +56,9 @@ class KueueAdmitter:
         self.topology: TwinTopology | None = topology
         #: Work rate of each admitted TAS gang (1 / the runtime factor of the level it spans).
         self.rates: dict[int, float] = {}
+        #: TAS admissions and how many ran at each runtime factor (for the end-of-run notes).
+        self.placements = 0
+        self.factors: dict[float, int] = {}
         if topology is not None:
             flavors = [o for o in parsed.objects if isinstance(o, ResourceFlavor)]
             self.snap.tas = topology.tas_state(flavors, {p.name: p.per_node for p in pools})
@@ -171,6 +174,7 @@ class KueueAdmitter:
         index = self.index
         if result.preempted:
             out.preempted.extend(index[victim.workload] for victim in result.preempted)
+        topology = self.topology
         for adm in result.admitted:
             n = self.gpu_pod_sets[index[adm.workload]]
             pools = tuple(self._pool_of(ps.flavors) for ps in adm.pod_sets[:n])
@@ -178,7 +182,7 @@ class KueueAdmitter:
                 flavor = ps.flavors.get("cpu") or next(iter(ps.flavors.values()), "")
                 self.cpu_flavors[flavor] = self.cpu_flavors.get(flavor, 0) + 1
             out.admitted.append((index[adm.workload], pools))
-            if self.topology is not None:
+            if topology is not None:
                 self._rate(index[adm.workload], adm.pod_sets[:n], pools)
         return out
 
@@ -189,10 +193,34 @@ class KueueAdmitter:
         for ps, pool in zip(pod_sets, pools, strict=True):
             if ps.topology is not None and ps.count > 1:
                 factor = max(factor, self.topology.factor(self.pools[pool].name, ps.topology))
+        self.placements += 1
+        self.factors[factor] = self.factors.get(factor, 0) + 1
         if factor != 1.0:
             self.rates[wl] = 1.0 / factor
         else:
             self.rates.pop(wl, None)
+
+    def topology_notes(self) -> list[str]:
+        """End-of-run notes on topology: gangs by runtime factor, workloads still waiting on the
+        topology, and the free GPUs of the TAS pools they could not use (fragmentation)."""
+        if self.topology is None or self.snap.tas is None:
+            return []
+        by_factor = ", ".join(f"{n} at x{f:g}" for f, n in sorted(self.factors.items()))
+        notes = [f"topology-aware scheduling placed {self.placements} admissions ({by_factor or 'none'})"]
+        waiting = [r for r in self.pending_reasons().values() if 'topology "' in r]
+        if waiting:
+            tas = self.snap.tas
+            free = 0
+            for node in tas.nodes:
+                used = tas.usage.get(("h", node.labels.get(HOSTNAME_LABEL, node.name)), {})
+                free += sum(
+                    (q - used.get(res, 0)) // 1000 for res, q in node.allocatable.items() if res != "pods"
+                )
+            notes.append(
+                f"{len(waiting)} workloads still wait on the topology while the TAS pools have {free} free "
+                f"GPU units no pending gang can use (fragmentation); e.g. {waiting[0]}"
+            )
+        return notes
 
     def topology_rate(self, wl: int) -> float:
         """Work rate of an admitted workload: 1 / the runtime factor of its topology span."""

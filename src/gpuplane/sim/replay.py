@@ -87,4 +87,7 @@ def simulate_objects(
     note = cpu_pod_note(workloads, getattr(built, "cpu_flavors", None))
     if note is not None:
         outcome.warnings.append(note)
+    topology_notes = getattr(built, "topology_notes", None)
+    if topology_notes is not None:
+        outcome.warnings.extend(topology_notes())
     return outcome

@@ -83,7 +83,9 @@ class TwinTopology:
             return 1.0
         return model.factors[model.span(assignment)]
 
-    def tas_state(self, flavors: Iterable[ResourceFlavor], per_node: Mapping[str, Mapping[str, int]]) -> TASState:
+    def tas_state(
+        self, flavors: Iterable[ResourceFlavor], per_node: Mapping[str, Mapping[str, int]]
+    ) -> TASState:
         """Kueue's TAS state for the twin: the Topologies and the synthetic nodes of every TAS pool."""
         by_topology = {f.topology_name: f for f in flavors if f.topology_name}
         topologies = []

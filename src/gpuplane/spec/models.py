@@ -166,7 +166,7 @@ class PoolTopology(SpecModel):
     levels: list[str] | None = Field(
         default=None,
         description="Node labels, coarse to fine, kubernetes.io/hostname last; default: the provider's "
-        "topology labels (gke, eks; `gpuplane providers` shows them). aks and generic must list them.",
+        "topology labels (gke, eks: catalog providers.yaml, fact topology). aks and generic must list them.",
     )
     domain_sizes: dict[str, int] = Field(
         default_factory=dict,

@@ -10,7 +10,6 @@ must be a level of every topology pool the team holds quota on.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-
 from typing import Any
 
 from gpuplane.catalog.topology import TIERS, fabrics, kubelet_max_pods, provider_topology
@@ -79,7 +78,9 @@ def synthetic_nodes(spec: PlatformSpec) -> list[dict[str, Any]]:
                     "apiVersion": "v1",
                     "kind": "Node",
                     "metadata": {"name": labels.get(HOSTNAME_LABEL, f"{pool.name}-n{i}"), "labels": labels},
-                    "spec": {"taints": [{"key": t.key, "value": t.value, "effect": t.effect} for t in pool.taints]},
+                    "spec": {
+                        "taints": [{"key": t.key, "value": t.value, "effect": t.effect} for t in pool.taints]
+                    },
                     "status": {"allocatable": alloc, "conditions": [{"type": "Ready", "status": "True"}]},
                 }
             )
@@ -88,22 +89,25 @@ def synthetic_nodes(spec: PlatformSpec) -> list[dict[str, Any]]:
 
 def span_factor(spec: PlatformSpec, pool: NodePool, level_index: int | None) -> float:
     """Runtime factor of a multi-node job whose pods fit one domain of `level_index` (None: several
-    top-level domains). A job on one node (the hostname level, or the lowest level) has 1.0."""
+    top-level domains). Levels of one node (hostname, or a `domainSizes` of 1, such as GKE's
+    gce-topology-host on A3 Mega) are the host: a job inside one has 1.0. Tier 1 is the finest
+    level above them, and so on up (catalog/data/fabric.yaml)."""
     levels = pool_levels(spec, pool) or ()
     assert pool.topology is not None
-    override = pool.topology.slowdown
-    if level_index is not None and level_index >= len(levels) - 1 and levels and levels[-1] == HOSTNAME_LABEL:
+    sizes = pool.topology.domain_sizes
+
+    def node_like(level: str) -> bool:
+        return level == HOSTNAME_LABEL or sizes.get(level) == 1
+
+    if level_index is not None and node_like(levels[level_index]):
         return 1.0
     key = levels[level_index] if level_index is not None else CLUSTER
-    if key in override:
-        return override[key]
-    non_host = [lv for lv in levels if lv != HOSTNAME_LABEL]
-    if level_index is None:
-        tier = f"tier{len(non_host) + 1}" if len(non_host) + 1 <= 4 else CLUSTER
-    else:
-        tier = f"tier{len(non_host) - level_index}"
+    if key in pool.topology.slowdown:
+        return pool.topology.slowdown[key]
+    network = [lv for lv in levels if not node_like(lv)]
+    tier = len(network) + 1 if level_index is None else len(network) - network.index(levels[level_index])
     factors = fabrics()[pool.topology.fabric.type].runtime_factor
-    return factors.get(tier, factors[CLUSTER])
+    return factors[f"tier{tier}"] if tier <= 4 else factors[CLUSTER]
 
 
 def topology_problems(spec: PlatformSpec, at: Report) -> Iterator[Problem]:
@@ -117,15 +121,25 @@ def topology_problems(spec: PlatformSpec, at: Report) -> Iterator[Problem]:
         if levels is None:
             fact = provider_topology(spec.cluster.provider)
             why = fact.note if fact is not None else "the provider has no topology fact"
-            yield at((*base, "levels"), f"no default topology levels for {spec.cluster.provider}: list them ({why})", "error")
+            yield at(
+                (*base, "levels"),
+                f"no default topology levels for {spec.cluster.provider}: list them ({why})",
+                "error",
+            )
             continue
         if not 1 <= len(levels) <= MAX_LEVELS or len(set(levels)) != len(levels):
             yield at((*base, "levels"), f"a Topology has 1 to {MAX_LEVELS} unique levels", "error")
         if HOSTNAME_LABEL in levels[:-1]:
-            yield at((*base, "levels"), f"{HOSTNAME_LABEL} may only be the last (lowest) level (Kueue Topology validation)", "error")
+            yield at(
+                (*base, "levels"),
+                f"{HOSTNAME_LABEL} may only be the last (lowest) level (Kueue Topology validation)",
+                "error",
+            )
         for key in topo.domain_sizes:
             if key not in levels:
-                yield at((*base, "domainSizes", key), f"not a level of this pool: {', '.join(levels)}", "error")
+                yield at(
+                    (*base, "domainSizes", key), f"not a level of this pool: {', '.join(levels)}", "error"
+                )
             elif topo.domain_sizes[key] < 1:
                 yield at((*base, "domainSizes", key), "a domain holds at least one node", "error")
         for key in topo.slowdown:

@@ -116,6 +116,7 @@ TAS_SLICE_SIZE_ANNOTATION = _n("kueue_tas", "slice_size")
 TAS_PODSET_GROUP_ANNOTATION = _n("kueue_tas", "podset_group_name")
 TAS_TOPOLOGY_GATE = _n("kueue_tas", "topology_gate")
 HOSTNAME_LABEL = _n("kueue_tas", "hostname_label")
+PROVISIONING_REQUEST_CONTROLLER = _n("kueue_tas", "provisioning_request_controller")
 
 # -- Kubernetes -------------------------------------------------------------------------------
 LABEL_MANAGED_BY = _n("kubernetes", "managed_by_label")

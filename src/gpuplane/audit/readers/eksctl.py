@@ -89,6 +89,7 @@ def eksctl_pools(doc: Any, file: str) -> list[Pool]:
             p.labels = str_labels(ng.get("labels"))
             p.classes = classes_from(p.name, p.labels)
             p.compact_placement = bool(ng.get("efaEnabled")) or bool(get(ng, "placement", "groupName"))
+            p.fabric = "EFA" if ng.get("efaEnabled") else ""
             pools.append(p)
     return pools
 

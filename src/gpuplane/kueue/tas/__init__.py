@@ -3,7 +3,7 @@
 Modelled on kubernetes-sigs/kueue v0.19.2 (`pkg/cache/scheduler/tas_*.go`,
 `pkg/scheduler/flavorassigner/tas_flavorassigner.go`, `pkg/scheduler/scheduler.go`): `model`
 (records and the two API shapes of `topologyAssignment`), `placement` (one flavor's domain tree
-and the placement algorithm), `state` (nodes, non-TAS pods, admitted workloads' domains) and
+and the placement algorithm), `leader` (a pod-set group: leader and workers placed together), `state` (nodes, non-TAS pods, admitted workloads' domains) and
 `hook` (where flavor assignment and the cycle call it). A snapshot without a Topology has
 `snap.tas = None` and never enters this package.
 """

@@ -19,11 +19,13 @@ Pod sets of one workload in one flavor are placed in order, each seeing what the
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from gpuplane.kueue.flavor_assigner import MODE_FIT, MODE_NOFIT, MODE_PREEMPT, Assignment
 from gpuplane.kueue.objects import PodSet, ResourceFlavor, ResourceGroup, Workload
 from gpuplane.kueue.snapshot import CQState, Snapshot
+from gpuplane.kueue.tas.leader import find_group
 from gpuplane.kueue.tas.model import TASPodSetRequest, TopologyAssignment
 from gpuplane.kueue.tas.placement import LeafKey, leaf_key_of
 from gpuplane.kueue.tas.state import TASState
@@ -87,7 +89,19 @@ def _request(ps: PodSet, count: int, implied: bool) -> TASPodSetRequest:
     )
 
 
-def _requests(snap: Snapshot, wl: Workload, state: CQState, a: Assignment) -> list[tuple[int, str, TASPodSetRequest]]:
+def fit_check(snap: Snapshot, wl: Workload, state: CQState, a: Assignment) -> Callable[[], bool] | None:
+    """For a preemption search: whether the workload's placement fits the TAS usage as it is now."""
+    if snap.tas is None:
+        return None
+    reqs = _requests(snap, wl, state, a, quiet=True)
+    if not reqs:
+        return None
+    return lambda: find(snap, reqs, False)[1] is None
+
+
+def _requests(
+    snap: Snapshot, wl: Workload, state: CQState, a: Assignment, quiet: bool = False
+) -> list[tuple[int, str, TASPodSetRequest]]:
     """WorkloadsTopologyRequests: (pod set index, TAS flavor, request) in pod set order."""
     out: list[tuple[int, str, TASPodSetRequest]] = []
     for i, ps in enumerate(wl.pod_sets):
@@ -98,9 +112,15 @@ def _requests(snap: Snapshot, wl: Workload, state: CQState, a: Assignment) -> li
         if not wants or result.failed or result.count == 0:
             continue
         flavors = sorted(
-            {fc.flavor for fc in result.flavors.values() if (f := snap.flavors.get(fc.flavor)) and f.topology_name}
+            {
+                fc.flavor
+                for fc in result.flavors.values()
+                if (f := snap.flavors.get(fc.flavor)) and f.topology_name
+            }
         )
         if len(flavors) != 1:
+            if quiet:
+                continue
             a.reasons.append(
                 f"couldn't assign flavors to pod set {ps.name}: "
                 + ("no TAS flavor assigned" if not flavors else f"multiple TAS flavors assigned: {flavors}")
@@ -122,20 +142,44 @@ def find(
     used = tas.usage if usage is None else usage
     assumed: dict[LeafKey, dict[str, int]] = {}
     out: dict[str, TopologyAssignment] = {}
-    for _, fname, req in reqs:
+    # Pod sets of one podSetGroupName (in one flavor) are placed together, in order of first
+    # appearance (FindTopologyAssignmentsForFlavor's groupsOrder); the others one by one.
+    groups: dict[tuple[str, str], list[TASPodSetRequest]] = {}
+    for i, fname, req in reqs:
+        groups.setdefault((fname, req.request.group or f"#{i}"), []).append(req)
+    for (fname, _), members in groups.items():
         tree = tas.tree(snap.flavors[fname])
         if tree is None:
-            return out, (req.name, f'Flavor "{fname}" information missing in TAS cache')
-        got, reason = tree.find(req, used, assumed, simulate_empty)
-        if got is None:
-            return out, (req.name, reason)
-        out[req.name] = got
-        for d in got.domains:
-            key = leaf_key_of(got.levels, d.values, tree.hostname_lowest)
-            acc = assumed.setdefault(key, {})
-            for res, q in req.per_pod.items():
-                acc[res] = acc.get(res, 0) + q * d.count
-            acc["pods"] = acc.get("pods", 0) + 1000 * d.count
+            return out, (members[0].name, f'Flavor "{fname}" information missing in TAS cache')
+        if len(members) > 2:
+            return out, (
+                members[0].name,
+                "a pod-set group of more than two pod sets (Kueue allows a leader and workers)",
+            )
+        if len(members) == 2:
+            workers, leader = members  # findLeaderAndWorkers: the second is the leader unless it is larger
+            if leader.count > workers.count:
+                workers, leader = leader, workers
+            pair, reason = find_group(tree, workers, leader, used, assumed, simulate_empty)
+            if pair is None:
+                return out, (members[0].name, reason)
+            placed = [(workers, pair[0]), (leader, pair[1])]
+        else:
+            req = members[0]
+            got, reason = tree.find(
+                req, used, assumed, simulate_empty, tas.version if usage is None else None
+            )
+            if got is None:
+                return out, (req.name, reason)
+            placed = [(req, got)]
+        for req, got in placed:
+            out[req.name] = got
+            for d in got.domains:
+                key = leaf_key_of(got.levels, d.values, tree.hostname_lowest)
+                acc = assumed.setdefault(key, {})
+                for res, q in req.per_pod.items():
+                    acc[res] = acc.get(res, 0) + q * d.count
+                acc["pods"] = acc.get("pods", 0) + 1000 * d.count
     return out, None
 
 

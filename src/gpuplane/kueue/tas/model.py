@@ -100,7 +100,9 @@ class TopologyAssignment:
                 per_level.append({"individual": {"roots": vals}})
         counts = [d.count for d in self.domains]
         pod_counts: dict[str, Any] = (
-            {"universal": counts[0]} if counts and all(c == counts[0] for c in counts) else {"individual": counts}
+            {"universal": counts[0]}
+            if counts and all(c == counts[0] for c in counts)
+            else {"individual": counts}
         )
         slices = [{"domainCount": len(self.domains), "valuesPerLevel": per_level, "podCounts": pod_counts}]
         return {"levels": list(self.levels), "slices": slices if self.domains else []}
@@ -151,7 +153,9 @@ def from_v1beta2(data: Mapping[str, Any]) -> TopologyAssignment:
                 pre, suf = str(ind.get("prefix") or ""), str(ind.get("suffix") or "")
                 columns.append([pre + str(r) + suf for r in ind.get("roots") or ()])
         pc = sl.get("podCounts") or {}
-        counts = [int(pc["universal"])] * n if "universal" in pc else [int(c) for c in pc.get("individual") or ()]
+        counts = (
+            [int(pc["universal"])] * n if "universal" in pc else [int(c) for c in pc.get("individual") or ()]
+        )
         for i in range(n):
             values = tuple(col[i] if i < len(col) else "" for col in columns)
             domains.append(DomainCount(values, counts[i] if i < len(counts) else 0))

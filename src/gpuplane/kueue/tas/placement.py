@@ -15,8 +15,9 @@ preferred level climbs towards the root, and at the top the pods are spread gree
 unconstrained pod set is placed at the lowest level (LeastFreeCapacity, TASProfileMixed, beta and
 on since v0.15). Phase 2b walks down level by level, keeping the fewest domains (BestFit: the
 smallest domain that still holds what is left). Kueue's defaults of v0.19.2 apply:
-TASBalancedPlacement (alpha) and TASRespectNodeAffinityPreferred (alpha) are off. Not modelled:
-pod-set groups (leader + workers), multi-layer slice constraints, node replacement (hot swap).
+TASBalancedPlacement (alpha) and TASRespectNodeAffinityPreferred (alpha) are off. Pod-set groups
+(a leader with its workers) are `leader.py`. Not modelled: multi-layer slice constraints, node
+replacement (hot swap).
 """
 
 from __future__ import annotations
@@ -38,7 +39,20 @@ LeafKey = tuple[str, ...]
 class Domain:
     """One topology domain with the per-run counts of `fillInCounts`."""
 
-    __slots__ = ("children", "free", "key", "level", "node", "parent", "pod_count", "slice_count", "values")
+    __slots__ = (
+        "children",
+        "free",
+        "key",
+        "leader_count",
+        "level",
+        "node",
+        "parent",
+        "pod_count",
+        "pod_wl",
+        "slice_count",
+        "slice_wl",
+        "values",
+    )
 
     def __init__(self, values: tuple[str, ...], level: int, parent: Domain | None) -> None:
         self.values = values
@@ -50,6 +64,11 @@ class Domain:
         self.key: LeafKey = ()
         self.pod_count = 0
         self.slice_count = 0
+        # With a leader pod set (a pod-set group): leaders this domain can host (0/1 per leaf) and
+        # the workers that fit beside one leader (podCountWithLeader, sliceCountWithLeader).
+        self.leader_count = 0
+        self.pod_wl = 0
+        self.slice_wl = 0
 
 
 def taint_text(t: Taint) -> str:
@@ -86,6 +105,16 @@ class Stats:
     taints: dict[str, int] = field(default_factory=dict)
     resources: dict[str, int] = field(default_factory=dict)
 
+    def add(self, other: Stats) -> None:
+        """Add another run's exclusions (tasExclusionStats.add)."""
+        self.total += other.total
+        self.node_selector += other.node_selector
+        self.affinity += other.affinity
+        for k, v in other.taints.items():
+            self.taints[k] = self.taints.get(k, 0) + v
+        for k, v in other.resources.items():
+            self.resources[k] = self.resources.get(k, 0) + v
+
     def text(self) -> str:
         reasons = []
         if self.node_selector:
@@ -99,7 +128,6 @@ class Stats:
         return f". Total nodes: {self.total}; excluded: {', '.join(sorted(reasons))}"
 
 
-
 def node_matches_flavor(node: TASNode, flavor: ResourceFlavor, topology: Topology) -> bool:
     """NodeMatchesFlavor plus the Ready/schedulable filter of the nodes cache."""
     if not node.ready or node.unschedulable:
@@ -108,6 +136,19 @@ def node_matches_flavor(node: TASNode, flavor: ResourceFlavor, topology: Topolog
     if any(labels.get(k) != v for k, v in flavor.node_labels.items()):
         return False
     return all(level in labels for level in topology.levels)
+
+
+def _lfc_key(d: Domain) -> tuple[int, int, tuple[str, ...]]:
+    return (d.slice_count, d.pod_count, d.values)
+
+
+def _bf_key(d: Domain) -> tuple[int, int, tuple[str, ...]]:
+    return (-d.slice_count, d.pod_count, d.values)
+
+
+def _fit_key(d: Domain) -> tuple[int, int, tuple[str, ...]]:
+    """findBestFitDomainBy over the BestFit order: the smallest count that fits, the first of ties."""
+    return (d.slice_count, d.pod_count, d.values)
 
 
 class FlavorTopology:
@@ -154,6 +195,10 @@ class FlavorTopology:
             for res, q in node.allocatable.items():
                 leaf.free[res] = leaf.free.get(res, 0) + q - used.get(res, 0)
         self.roots = list(self.per_level[0].values()) if n else []
+        self.domains = [d for level in self.per_level for d in level.values()]
+        self._feasible_memo: dict[object, tuple[list[Domain], Stats]] = {}
+        self._count_memo: dict[object, dict[LeafKey, tuple[int, int, str]]] = {}
+        self._by_key = {leaf.key: leaf for leaf in self.leaves}
 
     # ------------------------------------------------------------------ helpers
     def has_level(self, req: TASPodSetRequest) -> bool:
@@ -172,6 +217,21 @@ class FlavorTopology:
         if tr.unconstrained or req.implied:
             return self.levels[-1]
         return None
+
+    def _feasible(self, req: TASPodSetRequest, key: object) -> tuple[list[Domain], Stats]:
+        """The leaves a pod of `req` may use and the exclusions, memoised per pod shape `key` (the
+        nodes are fixed; Kueue's TASCacheNodeMatchResults keeps the same per workload)."""
+        hit = self._feasible_memo.get(key)
+        if hit is None:
+            stats = Stats()
+            if self.hostname_lowest:
+                leaves = [leaf for leaf in self.leaves if self._unit_fits(leaf, req, stats)]
+            else:
+                stats.total += len(self.leaves)
+                leaves = list(self.leaves)
+            hit = (leaves, stats)
+            self._feasible_memo[key] = hit
+        return hit
 
     def _unit_fits(self, leaf: Domain, req: TASPodSetRequest, stats: Stats) -> bool:
         node = leaf.node
@@ -207,46 +267,71 @@ class FlavorTopology:
         slice_size: int,
         slice_idx: int,
         stats: Stats,
+        versions: Mapping[LeafKey, int] | None = None,
     ) -> None:
-        for level in self.per_level:
-            for d in level.values():
-                d.pod_count = d.slice_count = 0
-        if not self.hostname_lowest:
-            stats.total += len(self.leaves)
-        for leaf in self.leaves:
-            if self.hostname_lowest and not self._unit_fits(leaf, req, stats):
-                continue
-            remaining = dict(leaf.free)
-            taken = [assumed.get(leaf.key)] if simulate_empty else [usage.get(leaf.key), assumed.get(leaf.key)]
-            for src in taken:
-                for res, q in (src or {}).items():
-                    remaining[res] = remaining.get(res, 0) - q
-            count, limiting = count_in(per_pod, remaining)
+        for d in self.domains:
+            d.pod_count = d.slice_count = 0
+        shape = (tuple(sorted(req.node_selector.items())), req.tolerations, req.affinity_terms)
+        leaves, excluded = self._feasible(req, shape)
+        stats.add(excluded)
+        items = tuple(sorted(per_pod.items()))
+        # Counts of leaves whose usage did not change since the last run of this pod shape are kept
+        # (`versions`: TASState's change count per leaf; only for the live usage, no assumed usage).
+        memo = self._count_memo.setdefault((shape, items), {}) if versions is not None else None
+        resources = stats.resources
+        for leaf in leaves:
+            key = leaf.key
+            extra = assumed.get(key) if assumed else None
+            if memo is not None and extra is None:
+                ver = versions.get(key, 0) if versions else 0
+                hit = memo.get(key)
+                if hit is not None and hit[0] == ver:
+                    leaf.pod_count = hit[1]
+                    if hit[2]:
+                        resources[hit[2]] = resources.get(hit[2], 0) + 1
+                    continue
+            used = None if simulate_empty else usage.get(key)
+            free = leaf.free
+            best = -1
+            limiting = ""
+            for res, q in items:  # CountInWithLimitingResource, ties to the first name
+                if q == 0:
+                    n = _BIG
+                else:
+                    have = free.get(res, 0)
+                    if used:
+                        have -= used.get(res, 0)
+                    if extra:
+                        have -= extra.get(res, 0)
+                    n = have // q if have > 0 else 0
+                if best < 0 or n < best:
+                    best, limiting = n, res
+            count = best if best > 0 else 0
             leaf.pod_count = count
-            if count == 0 and limiting:
-                stats.resources[limiting] = stats.resources.get(limiting, 0) + 1
-        for root in self.roots:
-            self._roll_up(root, slice_size, slice_idx)
-
-    def _roll_up(self, d: Domain, slice_size: int, slice_idx: int) -> None:
-        if not d.children:
-            if d.level == slice_idx:
-                d.slice_count = d.pod_count // slice_size
-            return
-        pods = slices = 0
-        for c in d.children:
-            self._roll_up(c, slice_size, slice_idx)
-            pods += c.pod_count
-            slices += c.slice_count
-        d.pod_count = pods
-        d.slice_count = pods // slice_size if d.level == slice_idx else slices
+            excluded_by = limiting if count == 0 else ""
+            if excluded_by:
+                resources[excluded_by] = resources.get(excluded_by, 0) + 1
+            if memo is not None and extra is None:
+                memo[key] = (versions.get(key, 0) if versions else 0, count, excluded_by)
+        # Parents add up their children, bottom-up (fillInCountsHelper); slices counted at their level.
+        for i in range(len(self.per_level) - 1, -1, -1):
+            at_slice = i == slice_idx
+            for d in self.per_level[i].values():
+                if d.children:
+                    pods = slices = 0
+                    for c in d.children:
+                        pods += c.pod_count
+                        slices += c.slice_count
+                    d.pod_count = pods
+                    d.slice_count = pods // slice_size if at_slice else slices
+                elif at_slice:
+                    d.slice_count = d.pod_count // slice_size
 
     # ------------------------------------------------------------------ ordering
     @staticmethod
     def _sorted(domains: list[Domain], lfc: bool) -> list[Domain]:
-        if lfc:
-            return sorted(domains, key=lambda d: (d.slice_count, d.pod_count, d.values))
-        return sorted(domains, key=lambda d: (-d.slice_count, d.pod_count, d.values))
+        """sortedDomains: BestFit by slices descending, LeastFreeCapacity ascending; then pods, values."""
+        return sorted(domains, key=_lfc_key if lfc else _bf_key)
 
     @staticmethod
     def _best_fit(domains: list[Domain], needed: int, slices: bool) -> Domain:
@@ -299,17 +384,19 @@ class FlavorTopology:
             return 0, [], f"no topology domains at level: {self.levels[idx]}"
         lfc = unconstrained
         best_fit = not lfc
-        ordered = self._sorted(domains, lfc)
-        top = ordered[0]
         need = count // slice_size
-        if best_fit and top.slice_count >= need:
-            top = self._best_fit(ordered, need, True)
+        # The first domain of the sorted order (and BestFit's pick) without sorting: min() over keys.
         if lfc:
-            for d in ordered:
-                if d.slice_count >= need:
-                    return idx, [d], ""
+            fitting = [d for d in domains if d.slice_count >= need]
+            if fitting:
+                return idx, [min(fitting, key=_lfc_key)], ""
             if required:
-                return 0, [], self.not_fit(ordered[-1].pod_count, need, slice_size, stats)
+                return 0, [], self.not_fit(max(domains, key=_lfc_key).pod_count, need, slice_size, stats)
+            top = min(domains, key=_lfc_key)
+        else:
+            top = min(domains, key=_bf_key)
+            if top.slice_count >= need:
+                top = min((d for d in domains if d.slice_count >= need), key=_fit_key)
         if top.slice_count < need:
             if required:
                 return 0, [], self.not_fit(top.slice_count, need, slice_size, stats)
@@ -317,7 +404,7 @@ class FlavorTopology:
                 return self._find_level(idx - 1, count, slice_size, required, unconstrained, stats)
             out: list[Domain] = []
             remaining = need
-            ordered = self._sorted(ordered, lfc)
+            ordered = self._sorted(domains, lfc)
             for i, d in enumerate(ordered):
                 if remaining <= 0:
                     break
@@ -336,6 +423,7 @@ class FlavorTopology:
         usage: Mapping[LeafKey, Mapping[str, int]],
         assumed: Mapping[LeafKey, Mapping[str, int]],
         simulate_empty: bool,
+        versions: Mapping[LeafKey, int] | None = None,
     ) -> tuple[TopologyAssignment | None, str]:
         """findTopologyAssignment for one pod set (no leader): the assignment, or why not."""
         tr = req.request
@@ -345,8 +433,8 @@ class FlavorTopology:
                 return None, "slice topology requested, but slice size not provided"
             slice_size = tr.slice_size
         required = tr.required is not None
-        unconstrained = tr.unconstrained or req.implied or (
-            bool(tr.slice_level) and not tr.required and not tr.preferred
+        unconstrained = (
+            tr.unconstrained or req.implied or (bool(tr.slice_level) and not tr.required and not tr.preferred)
         )
         key = self._level_key(req)
         if key is None:
@@ -363,8 +451,11 @@ class FlavorTopology:
         per_pod = dict(req.per_pod)
         per_pod["pods"] = per_pod.get("pods", 0) + POD
         stats = Stats()
-        self._fill(req, per_pod, usage, assumed, simulate_empty, slice_size, slice_idx, stats)
-        fit_idx, fit, reason = self._find_level(req_idx, req.count, slice_size, required, unconstrained, stats)
+        live = versions if not simulate_empty else None
+        self._fill(req, per_pod, usage, assumed, simulate_empty, slice_size, slice_idx, stats, live)
+        fit_idx, fit, reason = self._find_level(
+            req_idx, req.count, slice_size, required, unconstrained, stats
+        )
         if reason:
             return None, reason
         best_fit = not unconstrained
@@ -378,7 +469,9 @@ class FlavorTopology:
         while cur < last:
             nxt: list[Domain] = []
             for d in fit:
-                nxt += self._update_counts(self._sorted(d.children, unconstrained), d.pod_count, 1, best_fit, False)
+                nxt += self._update_counts(
+                    self._sorted(d.children, unconstrained), d.pod_count, 1, best_fit, False
+                )
             fit = nxt
             cur += 1
         return self._build(fit), ""
@@ -390,14 +483,18 @@ class FlavorTopology:
             self.levels[start:], tuple(DomainCount(d.values[start:], d.pod_count) for d in kept)
         )
 
-    def fits(self, assignment: TopologyAssignment, per_pod: Mapping[str, int], usage: Mapping[LeafKey, Mapping[str, int]]) -> bool:
+    def fits(
+        self,
+        assignment: TopologyAssignment,
+        per_pod: Mapping[str, int],
+        usage: Mapping[LeafKey, Mapping[str, int]],
+    ) -> bool:
         """TASFlavorSnapshot.Fits: every domain of an assignment still holds its pods."""
         pod = dict(per_pod)
         pod["pods"] = pod.get("pods", 0) + POD
-        by_key = {leaf.key: leaf for leaf in self.leaves}
         for d in assignment.domains:
             key = leaf_key_of(assignment.levels, d.values, self.hostname_lowest)
-            leaf = by_key.get(key)
+            leaf = self._by_key.get(key)
             if leaf is None:
                 return False
             remaining = dict(leaf.free)

@@ -12,12 +12,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from gpuplane.kueue.objects import ResourceFlavor, Taint, Workload
 from gpuplane.kube.quantity import parse_quantity
+from gpuplane.kueue.objects import ResourceFlavor, Taint, Workload
 from gpuplane.kueue.tas.model import TASNode, Topology
 from gpuplane.kueue.tas.placement import POD, FlavorTopology, LeafKey, leaf_key_of
-from gpuplane.vocab import HOSTNAME_LABEL, TAS_PREFERRED_ANNOTATION, TAS_REQUIRED_ANNOTATION
-from gpuplane.vocab import TAS_SLICE_REQUIRED_ANNOTATION, TAS_UNCONSTRAINED_ANNOTATION
+from gpuplane.vocab import (
+    HOSTNAME_LABEL,
+    TAS_PREFERRED_ANNOTATION,
+    TAS_REQUIRED_ANNOTATION,
+    TAS_SLICE_REQUIRED_ANNOTATION,
+    TAS_UNCONSTRAINED_ANNOTATION,
+)
 
 _TAS_POD_ANNOTATIONS = (
     TAS_REQUIRED_ANNOTATION,
@@ -41,6 +46,8 @@ class TASState:
         self.non_tas = {k: dict(v) for k, v in (non_tas or {}).items()}
         self.usage: dict[LeafKey, dict[str, int]] = {}
         self.charged: dict[str, list[tuple[LeafKey, dict[str, int]]]] = {}
+        #: Changes of each leaf's usage so far: placement keeps counts of unchanged leaves.
+        self.version: dict[LeafKey, int] = {}
         self._trees: dict[str, tuple[ResourceFlavor, FlavorTopology | None]] = {}
 
     def tree(self, flavor: ResourceFlavor) -> FlavorTopology | None:
@@ -89,9 +96,18 @@ class TASState:
         if parts:
             self.shift(parts, -1)
 
+    def shift_workloads(self, keys: Iterable[str], sign: int) -> None:
+        """Remove (sign -1) or give back (1) admitted workloads' domains, as a preemption search does."""
+        for key in keys:
+            parts = self.charged.get(key)
+            if parts:
+                self.shift(parts, sign)
+
     def shift(self, parts: Iterable[tuple[LeafKey, Mapping[str, int]]], sign: int) -> None:
         """Add (sign 1) or remove (-1) usage per leaf."""
+        version = self.version
         for key, amount in parts:
+            version[key] = version.get(key, 0) + 1
             acc = self.usage.setdefault(key, {})
             for res, q in amount.items():
                 acc[res] = acc.get(res, 0) + sign * q
