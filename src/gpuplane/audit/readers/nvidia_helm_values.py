@@ -46,10 +46,12 @@ def kind_of(data: Any) -> str:
 
 
 def recognises(data: Any) -> bool:
+    """Helm values of NVIDIA's device plugin or DRA driver chart (a mapping without `kind`)."""
     return bool(kind_of(data))
 
 
 def read(doc: Document) -> Inputs:
+    """One values object, kind set to the chart it belongs to."""
     doc.data["kind"] = kind_of(doc.data)
     return Inputs(objects=[K8sObject(doc.data, doc.file, doc.line)])
 
