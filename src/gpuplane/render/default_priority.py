@@ -3,7 +3,8 @@ Kueue's priority-class label (`vocab.PRIORITY_CLASS_LABEL`) get the team's `prio
 
 Kueue reads a job's priority only from that label (or the pods' PriorityClass) and has no
 per-namespace default, so the label must be added at admission. Two mechanisms that a cluster
-really runs (facts in `data/default_priority.yaml`, with sources):
+really runs (facts in `catalog/data/default_priority.yaml`, with sources; the choice is
+`gpuplane.spec.priority_mechanism`, which `spec validate` checks too):
 
 - a **MutatingAdmissionPolicy** (built into the API server; GA and on by default from Kubernetes
   1.36, beta behind a feature gate in 1.34-1.35, alpha in 1.32-1.33), one per team with a binding:
@@ -20,86 +21,17 @@ alpha/beta API (you turned it on); `kyverno`; `none`. Every object carries the d
 
 from __future__ import annotations
 
-import functools
-from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
-import yaml
-
-from gpuplane.k8s_versions import minor_tuple, version_at_least
 from gpuplane.render.common import k8s_object, metadata
 from gpuplane.spec.models import PlatformSpec, Team
+from gpuplane.spec.priority_mechanism import facts, mechanism
 from gpuplane.vocab import ANNOTATION_DEFAULT_PRIORITY, LABEL_TEAM, PRIORITY_CLASS_LABEL
 
-ADMISSION_GROUP = "admissionregistration.k8s.io"
 MAP_KIND = "MutatingAdmissionPolicy"
 MAP_BINDING_KIND = "MutatingAdmissionPolicyBinding"
 KYVERNO_KIND = "ClusterPolicy"
 NAME_PREFIX = "gpuplane-default-priority-"
-
-
-@functools.cache
-def facts() -> dict[str, Any]:
-    """The packaged facts (`data/default_priority.yaml`)."""
-    text = (
-        resources.files("gpuplane.render").joinpath("data/default_priority.yaml").read_text(encoding="utf-8")
-    )
-    data: dict[str, Any] = yaml.safe_load(text)
-    return data
-
-
-@dataclass(frozen=True)
-class Mechanism:
-    """What renders the defaults: `kind` is "map" (with its `api` version), "kyverno" or "" (none),
-    and `why` says so in words for render's notes."""
-
-    kind: str
-    api: str
-    why: str
-
-
-def _map_api(version: str) -> str | None:
-    """The newest MutatingAdmissionPolicy API this Kubernetes minor serves, or None."""
-    served = [
-        api
-        for api, first in facts()["mutating_admission_policy"]["versions"].items()
-        if version_at_least(version, first)
-    ]
-    return served[-1] if served else None
-
-
-def mechanism(spec: PlatformSpec) -> Mechanism:
-    """How this spec's team defaults are applied (see the module docstring)."""
-    choice = spec.cluster.default_priority_by
-    version = spec.cluster.kubernetes_version
-    ga = facts()["mutating_admission_policy"]["on_by_default"]
-    if choice == "none":
-        return Mechanism("", "", "cluster.defaultPriorityBy is none")
-    if choice == "kyverno":
-        return Mechanism(
-            "kyverno",
-            facts()["kyverno"]["api_version"],
-            "a Kyverno ClusterPolicy (cluster.defaultPriorityBy: kyverno)",
-        )
-    api = _map_api(version)
-    first = min(facts()["mutating_admission_policy"]["versions"].values(), key=minor_tuple)
-    if api is None:
-        why = f"Kubernetes {version} has no MutatingAdmissionPolicy API (alpha from {first}, on by default from {ga})"
-        if choice == "auto":
-            why += "; set cluster.defaultPriorityBy to kyverno if Kyverno is installed"
-        return Mechanism("", "", why)
-    if choice == "auto" and not version_at_least(version, ga):
-        return Mechanism(
-            "",
-            "",
-            f"Kubernetes {version} runs MutatingAdmissionPolicies only behind a feature gate (on by default "
-            f"from {ga}); set cluster.defaultPriorityBy to mutatingAdmissionPolicy if you turned it on, or "
-            "to kyverno if Kyverno is installed",
-        )
-    return Mechanism(
-        "map", f"{ADMISSION_GROUP}/{api}", f"a MutatingAdmissionPolicy ({ADMISSION_GROUP}/{api})"
-    )
 
 
 def _teams(spec: PlatformSpec) -> list[Team]:

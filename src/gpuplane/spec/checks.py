@@ -11,6 +11,7 @@ from gpuplane.sharing import mig
 from gpuplane.spec import derived
 from gpuplane.spec.dra_checks import dra_platform_problems, dra_pool_problems
 from gpuplane.spec.models import NodePool, PlatformSpec
+from gpuplane.spec.priority_mechanism import mechanism
 from gpuplane.spec.topology import topology_problems
 
 Report = Callable[[tuple[str | int, ...], str, str], Problem]
@@ -246,9 +247,6 @@ def _limit_problems(index: int, pool: NodePool, at: Report) -> Iterator[Problem]
 
 def _default_priority_problems(spec: PlatformSpec, at: Report) -> list[Problem]:
     """defaultPriorityBy: mutatingAdmissionPolicy on a Kubernetes version without that API."""
-    # Imported here: render imports the spec package.
-    from gpuplane.render.default_priority import mechanism
-
     if spec.cluster.default_priority_by != "mutatingAdmissionPolicy" or mechanism(spec).kind:
         return []
     return [at(("cluster", "defaultPriorityBy"), mechanism(spec).why, "error")]
