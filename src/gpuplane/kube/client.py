@@ -120,12 +120,8 @@ class Client:
         what = f"GET {path}"
         timeout = self._request_timeout(what)
         with self.calling(what):
-            method, url, headers, _body, _post = self.api_client.param_serialize(
-                "GET", path, header_params={"Accept": "application/json"}, auth_settings=["BearerToken"]
-            )
             try:
-                resp = self.api_client.call_api(method, url, header_params=headers, _request_timeout=timeout)
-                resp.read()
+                resp = self._rest_get(path, timeout)
             except ApiException as exc:
                 if not exc.status:
                     raise
@@ -137,6 +133,26 @@ class Client:
             if not isinstance(data, dict):
                 raise ValueError("not a JSON object")
             return (status, data)
+
+    def _rest_get(self, path: str, timeout: tuple[float, float]) -> Any:
+        """GET through the REST layer every supported client release has (`rest_client.request`
+        with method, url, headers, `_request_timeout`), with the configuration's auth headers.
+
+        `ApiClient.call_api` and `param_serialize` differ between the releases pyproject.toml allows
+        (29.x: the old generator; 37.x: the pydantic one), so neither is used. 29.x raises
+        ApiException for a non-2xx answer and preloads the body; 37.x returns the answer unread.
+        """
+        config = self.api_client.configuration
+        headers = {"Accept": "application/json", "User-Agent": "gpuplane"}
+        for setting in config.auth_settings().values():
+            if setting.get("in") == "header" and setting.get("value"):
+                headers[str(setting["key"])] = str(setting["value"])
+        resp = self.api_client.rest_client.request(
+            "GET", config.host + path, headers=headers, _request_timeout=timeout
+        )
+        if getattr(resp, "data", None) is None:
+            resp.read()
+        return resp
 
     def get_list(self, path: str, allowed: tuple[int, ...] = (404,)) -> dict[str, Any] | None:
         """GET a list: the decoded answer, None for a status in `allowed`, else UpstreamError."""
@@ -215,6 +231,7 @@ def connect(kubeconfig: str, context: str | None = None, timeout: float | None =
     from kubernetes import client, config
 
     cfg = client.Configuration()
+    cfg.host = ""  # the loader sets it only from a server URL; older clients default to http://localhost
     try:
         config.load_kube_config(  # type: ignore[no-untyped-call]
             config_file=kubeconfig, context=context, client_configuration=cfg, persist_config=False
