@@ -26,7 +26,8 @@ NO_CRD_HERE = {
     "unknown-gpu-kind.yaml",
     "inferenceservice.yaml",
     "knative-service.yaml",
-}  # KServe and Knative CRDs are not in ../shared/crds
+    "dynamographdeployment.yaml",
+}  # KServe, Knative and Dynamo CRDs are not in ../shared/crds; unknown-gpu-kind is made up
 
 GiB = 1024**3
 
