@@ -24,7 +24,7 @@ def _candidates(space: SearchSpace, pool: str) -> tuple[PoolChoice, ...]:
 def test_design_zero_is_the_spec_as_given() -> None:
     spec = builtin_spec()
     space = derive_space(spec)
-    assert space.pools == ("a100-train", "a100-mig", "t4-dev")
+    assert space.pools == ("a100-train", "a100-mig", "t4-dev", "t4-dev-a", "t4-dev-c")
     first = space.design(0)
     for pool, choice in zip(space.pools, first, strict=True):
         p = spec.pool(pool)
@@ -100,6 +100,8 @@ def test_plan_yaml_refines_and_fixes_pools() -> None:
     text = """pools:
   a100-train: {maxNodes: [2, 4], spot: [true], vmSizes: [Standard_ND96amsr_A100_v4]}
   a100-mig: {fixed: true}
+  t4-dev-a: {fixed: true}
+  t4-dev-c: {fixed: true}
   t4-dev:
     sharing: [{mode: time-slicing, replicas: 2}, exclusive]
 """
