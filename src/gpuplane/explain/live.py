@@ -2,8 +2,10 @@
 
 Lists (never watches or writes) ResourceFlavors, ClusterQueues, Cohorts, LocalQueues,
 Workloads and WorkloadPriorityClasses, Namespaces and PriorityClasses, and (best effort) Nodes,
-LimitRanges and RuntimeClasses, and the default-priority policies gpuplane renders
-(MutatingAdmissionPolicies and bindings, Kyverno ClusterPolicies: skipped quietly where not served).
+LimitRanges and RuntimeClasses, Kueue Topologies (skipped quietly where not served) and, when the
+cluster has a Topology, Pods (topology-aware scheduling counts non-TAS pods against each node), and
+the default-priority policies gpuplane renders (MutatingAdmissionPolicies and bindings, Kyverno
+ClusterPolicies: skipped quietly where not served).
 Kueue kinds the cluster does not serve (404) are skipped with a
 note, as are optional kinds it refuses; every other failure (unreachable, timeout, an answer that
 is not JSON, 401/403/5xx on what admission depends on) is an UpstreamError, exit 3.
@@ -67,6 +69,35 @@ def _optional(api: Client, notes: list[str]) -> list[dict[str, Any]]:
     return out
 
 
+#: Kueue serves Topology as v1beta2 (v0.15+), v1beta1 and v1alpha1 (older releases): newest first.
+TOPOLOGY_VERSIONS = ("v1beta2", "v1beta1", "v1alpha1")
+
+
+def _topology(api: Client, notes: list[str]) -> list[dict[str, Any]]:
+    """Best effort: the Topologies in the newest version served (none served: skipped quietly) and,
+    when there is one, the Pods, whose requests on a node TAS subtracts unless they are TAS pods
+    (Kueue v0.19.2 `pkg/cache/scheduler/tas_non_tas_pod_cache.go`)."""
+    topologies: list[dict[str, Any]] = []
+    for version in TOPOLOGY_VERSIONS:
+        status, resp = api.get(f"/apis/{KUEUE_GROUP}/{version}/topologies")
+        if resp is None:
+            if status == 404:
+                continue
+            notes.append(f"cannot list {KUEUE_GROUP} topologies: {status}; skipped")
+            return []
+        topologies = _items(resp, f"{KUEUE_GROUP}/{version}", "Topology")
+        break
+    if not topologies:
+        return []
+    status, pods = api.get("/api/v1/pods")
+    if pods is None:
+        notes.append(
+            f"cannot list Pods: {status}; skipped (topology-aware scheduling then counts no non-TAS pods)"
+        )
+        return topologies
+    return topologies + _items(pods, "v1", "Pod")
+
+
 # gpuplane's default-priority policies (render/default_priority.py): (group, versions newest first,
 # plural, kind). Read best effort, so that a job file checked in live mode gets the team's priority
 # the cluster would give it.
@@ -118,6 +149,7 @@ def read_cluster(kubeconfig: str, context: str | None = None, timeout: float | N
             notes.append(f"cannot list PriorityClasses: {status}")
         objects.extend(_items(pcs, "scheduling.k8s.io/v1", "PriorityClass"))
         objects.extend(_optional(api, notes))
+        objects.extend(_topology(api, notes))
         objects.extend(_policies(api, notes))
     finally:
         api.close()

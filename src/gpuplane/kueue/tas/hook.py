@@ -166,8 +166,14 @@ def find(
             placed = [(workers, pair[0]), (leader, pair[1])]
         else:
             req = members[0]
+            live = usage is None
             got, reason = tree.find(
-                req, used, assumed, simulate_empty, tas.version if usage is None else None
+                req,
+                used,
+                assumed,
+                simulate_empty,
+                tas.version if live else None,
+                tas.changes if live else None,
             )
             if got is None:
                 return out, (req.name, reason)

@@ -22,10 +22,11 @@ replacement (hot swap).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from gpuplane.kueue.objects import ResourceFlavor, SelectorRequirement, Taint, Toleration
+from gpuplane.kueue.tas.live_counts import LeafCounts
 from gpuplane.kueue.tas.model import DomainCount, TASNode, TASPodSetRequest, Topology, TopologyAssignment
 from gpuplane.vocab import HOSTNAME_LABEL as _HOST
 
@@ -199,6 +200,7 @@ class FlavorTopology:
         self._feasible_memo: dict[object, tuple[list[Domain], Stats]] = {}
         self._count_memo: dict[object, dict[LeafKey, tuple[int, int, str]]] = {}
         self._by_key = {leaf.key: leaf for leaf in self.leaves}
+        self._live: dict[object, LeafCounts] = {}
 
     # ------------------------------------------------------------------ helpers
     def has_level(self, req: TASPodSetRequest) -> bool:
@@ -424,8 +426,13 @@ class FlavorTopology:
         assumed: Mapping[LeafKey, Mapping[str, int]],
         simulate_empty: bool,
         versions: Mapping[LeafKey, int] | None = None,
+        changes: Sequence[LeafKey] | None = None,
     ) -> tuple[TopologyAssignment | None, str]:
-        """findTopologyAssignment for one pod set (no leader): the assignment, or why not."""
+        """findTopologyAssignment for one pod set (no leader): the assignment, or why not.
+
+        `versions` and `changes` (TASState's) are given when `usage` is the live usage: counts of
+        unchanged leaves are kept, and an unconstrained pod set is placed incrementally
+        (`live_counts`)."""
         tr = req.request
         slice_size = 1
         if tr.slice_level:
@@ -450,8 +457,20 @@ class FlavorTopology:
             return None, f"podset slice topology {slice_key} is above the podset topology {key}"
         per_pod = dict(req.per_pod)
         per_pod["pods"] = per_pod.get("pods", 0) + POD
-        stats = Stats()
         live = versions if not simulate_empty else None
+        if (
+            changes is not None
+            and live is not None
+            and not assumed
+            and unconstrained
+            and not tr.required
+            and not tr.preferred
+            and not tr.slice_level
+        ):
+            got = self._find_lowest(req, per_pod, usage, changes)
+            if got is not None:
+                return got, ""
+        stats = Stats()
         self._fill(req, per_pod, usage, assumed, simulate_empty, slice_size, slice_idx, stats, live)
         fit_idx, fit, reason = self._find_level(
             req_idx, req.count, slice_size, required, unconstrained, stats
@@ -475,6 +494,32 @@ class FlavorTopology:
             fit = nxt
             cur += 1
         return self._build(fit), ""
+
+    def _find_lowest(
+        self,
+        req: TASPodSetRequest,
+        per_pod: dict[str, int],
+        usage: Mapping[LeafKey, Mapping[str, int]],
+        changes: Sequence[LeafKey],
+    ) -> TopologyAssignment | None:
+        """The lowest-level LeastFreeCapacity placement from counts kept across calls, or None when
+        the leaves cannot hold the pods (`live_counts`)."""
+        shape = (tuple(sorted(req.node_selector.items())), req.tolerations, req.affinity_terms)
+        items = tuple(sorted(per_pod.items()))
+        counts = self._live.get((shape, items))
+        if counts is None:
+            counts = LeafCounts(self._feasible(req, shape)[0], items, usage, changes)
+            self._live[(shape, items)] = counts
+        else:
+            counts.sync(usage, changes)
+        picked = counts.pick(req.count)
+        if picked is None:
+            return None
+        start = len(self.levels) - 1 if self.hostname_lowest else 0
+        picked.sort(key=lambda p: p[0].values)
+        return TopologyAssignment(
+            self.levels[start:], tuple(DomainCount(d.values[start:], n) for d, n in picked)
+        )
 
     def _build(self, domains: list[Domain]) -> TopologyAssignment:
         start = len(self.levels) - 1 if self.hostname_lowest else 0

@@ -48,6 +48,8 @@ class TASState:
         self.charged: dict[str, list[tuple[LeafKey, dict[str, int]]]] = {}
         #: Changes of each leaf's usage so far: placement keeps counts of unchanged leaves.
         self.version: dict[LeafKey, int] = {}
+        #: Every leaf whose usage changed, in order: incremental placement (`live_counts`) recounts these.
+        self.changes: list[LeafKey] = []
         self._trees: dict[str, tuple[ResourceFlavor, FlavorTopology | None]] = {}
 
     def tree(self, flavor: ResourceFlavor) -> FlavorTopology | None:
@@ -106,8 +108,10 @@ class TASState:
     def shift(self, parts: Iterable[tuple[LeafKey, Mapping[str, int]]], sign: int) -> None:
         """Add (sign 1) or remove (-1) usage per leaf."""
         version = self.version
+        changes = self.changes
         for key, amount in parts:
             version[key] = version.get(key, 0) + 1
+            changes.append(key)
             acc = self.usage.setdefault(key, {})
             for res, q in amount.items():
                 acc[res] = acc.get(res, 0) + sign * q
