@@ -12,7 +12,14 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-from gpuplane.costs import CostBreakdown, GpuHours, Overheads, price_gpu_hours, sum_breakdowns
+from gpuplane.costs import (
+    CostBreakdown,
+    GpuHours,
+    Overheads,
+    price_gpu_hours,
+    purchase_pool_cost,
+    sum_breakdowns,
+)
 from gpuplane.sim.config import SimConfig
 from gpuplane.sim.engine import Outcome
 from gpuplane.sim.state import DONE, LEDGER_KINDS
@@ -171,7 +178,16 @@ def summarize(
     window_h = outcome.end / 3600.0
     hours = _pool_hours(outcome)
     pool_costs = [
-        price_gpu_hours(h, p.price.gpu_hourly, currency) for h, p in zip(hours, outcome.pools, strict=True)
+        purchase_pool_cost(
+            p.price,
+            h,
+            list(outcome.series[p.index].t),
+            list(outcome.series[p.index].nodes),
+            0.0,
+            outcome.end,
+            currency,
+        )[0]
+        for h, p in zip(hours, outcome.pools, strict=True)
     ]
     units = _accepted(outcome, config)
     allocated_h = sum(h.allocated for h in hours)
