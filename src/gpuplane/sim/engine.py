@@ -167,7 +167,9 @@ class Engine:
             if (
                 horizon is None
                 and nxt == total
-                and not (self.holding or self.releasing or self.fleet.provisioning or self.fleet.windows_pending)
+                and not (
+                    self.holding or self.releasing or self.fleet.provisioning or self.fleet.windows_pending
+                )
             ):
                 break  # nothing runs or is coming: what still waits would wait forever
         end = horizon if horizon is not None else now
