@@ -73,7 +73,7 @@ class PurchaseMix:
 
     def breakpoints(self) -> list[float]:
         """Every instant a windowed commitment starts or ends."""
-        out = set()
+        out: set[float] = set()
         for c in self.commitments:
             out.update(x for x in (c.start, c.end) if x is not None)
         return sorted(out)
