@@ -18,8 +18,10 @@ from typing import Any
 from gpuplane.purchase.amortise import paid_nodes
 from gpuplane.purchase.breakeven import break_even_utilisation, busy_distribution, optimal_reserved
 from gpuplane.purchase.mix import Commitment, PurchaseMix
+from gpuplane.sim.engine import Outcome
+from gpuplane.spec import PlatformSpec
 
-__all__ = ["ReservedChoice", "TermOffer", "choose_reserved", "risks"]
+__all__ = ["ReservedChoice", "TermOffer", "choose_reserved", "purchase_choices", "risks"]
 
 
 @dataclass(frozen=True)
@@ -113,3 +115,30 @@ def risks(mix: PurchaseMix | None, spot: bool) -> list[str]:
             f"flex-start: nodes arrive after {mix.flex.delay_s:g}s and run at most {mix.flex.max_run_s:g}s"
         )
     return out
+
+
+def purchase_choices(spec: PlatformSpec, outcome: Outcome) -> tuple[dict[str, Any], ...]:
+    """For every twin pool whose spec declares reserved segments: per term, the cheapest reserved
+    count (0..maxNodes) priced on this run's node history, the break-even r/p and the risks."""
+    out: list[dict[str, Any]] = []
+    for model in outcome.pools:
+        pool = spec.pool(model.name)
+        if pool is None:
+            continue
+        offers = [
+            TermOffer(s.term or s.option, s.hourly)
+            for s in pool.purchase
+            if s.option == "reserved" and s.hourly is not None
+        ]
+        if not offers:
+            continue
+        series = outcome.series[model.index]
+        burst = model.price.spot_hourly if model.spot else model.price.on_demand_hourly
+        t, nodes = list(series.t), list(series.nodes)
+        for choice in choose_reserved(
+            model.name, t, nodes, outcome.end, burst, offers, range(pool.max_nodes + 1)
+        ):
+            row = choice.as_dict()
+            row["risks"] = risks(model.price.mix, model.spot)
+            out.append(row)
+    return tuple(out)
