@@ -236,6 +236,11 @@ class PurchaseSegment(SpecModel):
         default=None,
         description="flex-start: time from request to node (a duration, e.g. 2h); none is published.",
     )
+    reservation: str | None = Field(
+        default=None,
+        description="The provider reservation the nodes consume (render): GKE reservation name "
+        "(--reservation-affinity=specific), AKS capacity reservation group resource id (--crg-id).",
+    )
     max_run: str | None = Field(
         default=None,
         description="flex-start: longest a node runs (duration); default and ceiling: the catalog's.",
