@@ -36,7 +36,7 @@ from typing import Any
 
 from gpuplane.catalog import load_catalog
 from gpuplane.purchase.amortise import PaidNodes, paid_nodes
-from gpuplane.purchase.mix import PurchaseMix, purchase_mix
+from gpuplane.purchase.mix import PurchaseMix, first_start, purchase_mix
 from gpuplane.spec import NodePool, PlatformSpec
 from gpuplane.spec.derived import HOURS_PER_MONTH  # 730 = 8760 h / 12, the providers' billing convention
 
@@ -463,16 +463,18 @@ def pool_price(spec: PlatformSpec, pool: NodePool) -> PoolPrice:
         gpus_per_node=max(pool.gpus, 1),
         source=source or "unknown",
         known=applies is not None,
-        mix=_mix(pool),
+        mix=_mix(spec, pool),
     )
 
 
-def _mix(pool: NodePool) -> PurchaseMix | None:
+def _mix(spec: PlatformSpec, pool: NodePool) -> PurchaseMix | None:
     """The pool's purchase mix when every committed segment has its price (else None: the priced
-    commands refuse such a spec in `gpuplane.spec.purchase`, the others do not cost)."""
+    commands refuse such a spec in `gpuplane.spec.purchase`, the others do not cost). Windowed
+    purchases are timed from the spec's earliest one (the twin's time 0)."""
     if any(s.hourly is None for s in pool.purchase if s.option not in ("on-demand", "spot")):
         return None
-    return purchase_mix(pool)
+    starts = [t for t in (first_start(p) for p in spec.node_pools) if t is not None]
+    return purchase_mix(pool, min(starts) if starts else None)
 
 
 def purchase_pool_cost(

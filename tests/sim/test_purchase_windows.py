@@ -122,3 +122,37 @@ def test_flex_start_nodes_arrive_after_the_delay_and_run_at_most_their_max() -> 
     assert run.evictions == 1 and run.lost_gs == (1800 + 60) * 8
     assert run.end == 88260.0
     assert max(out.series[0].nodes) == 1
+
+
+def test_spec_blocks_are_timed_from_the_specs_earliest_block() -> None:
+    from gpuplane.costs import pool_price
+    from gpuplane.spec import parse_spec
+
+    text = """\
+apiVersion: gpuplane.io/v1alpha1
+kind: Platform
+cluster: {name: c1, provider: eks, region: us-east-1}
+nodePools:
+  - name: a
+    accelerator: H100-80GB
+    vmSize: p5.48xlarge
+    maxNodes: 4
+    purchase:
+      - {option: capacity-block, count: 2, start: 2026-12-10T11:30:00Z, end: 2026-12-17T11:30:00Z, hourly: 30}
+  - name: b
+    accelerator: H100-80GB
+    vmSize: p5.48xlarge
+    maxNodes: 4
+    purchase:
+      - {option: reserved, count: 1, term: 1y, hourly: 40}
+      - {option: capacity-block, count: 1, start: 2026-12-11T11:30:00Z, end: 2026-12-12T11:30:00Z, hourly: 31}
+      - {option: on-demand}
+"""
+    spec, _ = parse_spec(text, "blocks.yaml", priced=True)
+    a, b = (pool_price(spec, p).mix for p in spec.node_pools)
+    assert a is not None and b is not None
+    assert (a.commitments[0].start, a.commitments[0].end) == (0.0, 7 * DAY)
+    reserved, blk = b.commitments
+    assert (reserved.start, reserved.end, reserved.terminates) == (None, None, False)
+    assert (blk.start, blk.end, blk.terminates) == (DAY, 2 * DAY, True)
+    assert not a.burst and b.burst

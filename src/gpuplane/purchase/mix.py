@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from gpuplane.durations import parse_seconds
 from gpuplane.spec.models import NodePool, PurchaseSegment
 
-__all__ = ["Commitment", "FlexStart", "PurchaseMix", "purchase_mix"]
+__all__ = ["Commitment", "FlexStart", "PurchaseMix", "first_start", "purchase_mix"]
 
 ALWAYS = ("reserved", "capacity-reservation")
 WINDOWED = ("capacity-block", "calendar-reservation")

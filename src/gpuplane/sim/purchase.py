@@ -10,8 +10,8 @@
 - reservations change what nodes cost, not which nodes exist (`gpuplane.purchase.amortise`); a pool
   with commitments and no burst segment autoscales only up to its reserved count.
 
-The twin's time 0 is the pool's earliest block start (`purchase_mix`), so a block is where the
-spec puts it relative to the other blocks of the pool.
+The twin's time 0 is the spec's earliest block start (`gpuplane.costs.pool_price`), so a block is
+where the spec puts it relative to the other blocks.
 """
 
 from __future__ import annotations
