@@ -16,7 +16,10 @@ over the window:
 - ``unallocated``: provisioned GPU-hours that no workload requested (OpenCost's ``__idle__``).
 
 Overheads come on top: ``network`` (per GiB moved), ``storage`` (per GiB-month, prorated),
-``support`` and ``operations`` (monthly, prorated over the window).
+``support`` and ``operations`` (monthly, prorated over the window), and ``unused_reservation``:
+committed capacity (reservations, capacity blocks) paid with no node running on it, declared only
+when a pool has `purchase:` commitments (`gpuplane.purchase.amortise`). A pool with a purchase mix
+prices its GPU-hours at the amortised node-hour price actually paid (`purchase_pool_cost`).
 
 Unlike OpenCost, which prices requested GPU-hours only (see the reference notes,
 audit_and_cost.md part 2.1/2.3), this model also says how much of the allocation was idle and
@@ -32,6 +35,8 @@ from enum import StrEnum
 from typing import Any
 
 from gpuplane.catalog import load_catalog
+from gpuplane.purchase.amortise import PaidNodes, paid_nodes
+from gpuplane.purchase.mix import PurchaseMix, first_start, purchase_mix
 from gpuplane.spec import NodePool, PlatformSpec
 from gpuplane.spec.derived import HOURS_PER_MONTH  # 730 = 8760 h / 12, the providers' billing convention
 
@@ -53,6 +58,7 @@ __all__ = [
     "pool_price",
     "price_gpu_hours",
     "prorate_monthly",
+    "purchase_pool_cost",
     "sum_breakdowns",
 ]
 
@@ -86,6 +92,7 @@ OVERHEAD_COMPONENTS: tuple[str, ...] = (
     "cpu_nodes",
     "support",
     "operations",
+    "unused_reservation",
 )
 #: How reports name the overhead terms.
 OVERHEAD_LABELS: dict[str, str] = {
@@ -95,6 +102,7 @@ OVERHEAD_LABELS: dict[str, str] = {
     "cpu_nodes": "CPU pool nodes",
     "support": "support",
     "operations": "operations",
+    "unused_reservation": "unused reservation (idle)",
 }
 NOT_DECLARED = "not declared"
 #: The components of a breakdown, in the order reports show them.
@@ -118,6 +126,8 @@ class CostBreakdown:
     currency: str = "USD"
     control_plane: float = 0.0
     cpu_nodes: float = 0.0
+    #: Reserved / committed node-hours paid with no node running on them (`gpuplane.purchase`).
+    unused_reservation: float = 0.0
     #: The overhead terms the spec gave an input for (the others are "not declared").
     declared: frozenset[str] = frozenset()
 
@@ -198,6 +208,8 @@ class PoolPrice:
     gpus_per_node: int
     source: str = ""
     known: bool = True
+    #: How the pool's nodes are bought when the spec declares `purchase:` (None: all burst).
+    mix: PurchaseMix | None = None
 
     @property
     def node_hourly(self) -> float:
@@ -451,4 +463,40 @@ def pool_price(spec: PlatformSpec, pool: NodePool) -> PoolPrice:
         gpus_per_node=max(pool.gpus, 1),
         source=source or "unknown",
         known=applies is not None,
+        mix=_mix(spec, pool),
     )
+
+
+def _mix(spec: PlatformSpec, pool: NodePool) -> PurchaseMix | None:
+    """The pool's purchase mix when every committed segment has its price (else None: the priced
+    commands refuse such a spec in `gpuplane.spec.purchase`, the others do not cost). Windowed
+    purchases are timed from the spec's earliest one (the twin's time 0)."""
+    if any(s.hourly is None for s in pool.purchase if s.option not in ("on-demand", "spot")):
+        return None
+    starts = [t for t in (first_start(p) for p in spec.node_pools) if t is not None]
+    return purchase_mix(pool, min(starts) if starts else None)
+
+
+def purchase_pool_cost(
+    price: PoolPrice,
+    hours: GpuHours,
+    t: list[float] | tuple[float, ...],
+    nodes: list[int] | tuple[int, ...],
+    t0: float,
+    t1: float,
+    currency: str = "USD",
+) -> tuple[CostBreakdown, PaidNodes | None]:
+    """A pool's GPU cost over [t0, t1) from its node-count step series (`t`, `nodes`): without a
+    purchase mix, `price_gpu_hours` at the pool's price; with one, every GPU-hour at the amortised
+    node-hour price actually paid, plus the unused reservation as its own term."""
+    if price.mix is None:
+        return price_gpu_hours(hours, price.gpu_hourly, currency), None
+    burst = price.node_hourly
+    if price.mix.flex is not None and not price.mix.burst:
+        burst = price.mix.flex.hourly
+    paid = paid_nodes(price.mix, t, nodes, t0, t1, burst)
+    gpu = price_gpu_hours(hours, gpu_hour_price(paid.amortised_node_hourly, price.gpus_per_node), currency)
+    unused = CostBreakdown(
+        unused_reservation=paid.unused_cost, currency=currency, declared=frozenset({"unused_reservation"})
+    )
+    return gpu + unused, paid

@@ -82,3 +82,34 @@ def test_gcloud_rejects_an_accelerator_key_it_does_not_know(tmp_path: Path) -> N
     done, calls = _run(script, tmp_path)
     assert done.returncode != 0 and "valid keys are" in done.stderr
     assert not [c for c in calls if c.startswith("parsed:")]
+
+
+def test_gcloud_accepts_the_purchase_flags(tmp_path: Path) -> None:
+    # A named reservation (reserved) on one pool, flex-start on another: the real SDK parses both.
+    text = (
+        SMALL_SPEC.replace(
+            "strategy: mixed, layout: [3g.40gb, 2g.20gb, 1g.10gb, 1g.10gb]",
+            "strategy: single, config: all-1g.10gb",
+        )
+        .replace("resource: nvidia.com/mig-3g.40gb, ", "")
+        .replace(
+            "    labels: {tier: dev}\n",
+            "    labels: {tier: dev}\n    purchase:\n"
+            "      - {option: reserved, count: 2, term: 1y, hourly: 1.0, reservation: t4-res}\n"
+            "      - {option: on-demand}\n",
+        )
+        .replace(
+            "    workloadClasses: [inference]\n",
+            "    workloadClasses: [inference]\n    purchase:\n"
+            "      - {option: flex-start, max: 3, provisioningDelay: 1h, hourly: 1.0}\n",
+        )
+    )
+    spec = small_spec("gke", text)
+    script = nodepool_file(spec).text
+    assert "--reservation-affinity specific \\\n  --reservation t4-res" in script
+    assert script.count("--flex-start") == 1
+    done, calls = _run(script, tmp_path)
+    assert done.returncode == 0, done.stderr
+    parsed = [c for c in calls if c.startswith("parsed: container node-pools create")]
+    assert len(parsed) == len(spec.node_pools)
+    assert any("--flex-start" in c for c in parsed) and any("--reservation t4-res" in c for c in parsed)

@@ -17,6 +17,7 @@ from gpuplane.account import queries as q
 from gpuplane.account.kueue_wait import mean_wait
 from gpuplane.account.notes import account_notes
 from gpuplane.account.pools import NodeInfo, node_info, pool_usage
+from gpuplane.account.purchase import apply_purchase
 from gpuplane.account.raw import ActivityKey, PodKey, RawData
 from gpuplane.account.resolver import UNKNOWN, Resolver
 from gpuplane.account.timeline import Timeline, timeline
@@ -198,6 +199,7 @@ def account(raw: RawData, spec: PlatformSpec) -> AccountResult:
     info = node_info(raw, res)
     pods = _pods(raw, res, info)
     pools = pool_usage(raw, res, pods, info)
+    unused, purchase_notes = apply_purchase(raw, spec, info, pools, pods)
     w = raw.window
     return AccountResult(
         cluster=spec.cluster.name,
@@ -214,8 +216,9 @@ def account(raw: RawData, spec: PlatformSpec) -> AccountResult:
             accepted_units=float(sum(p.outcome == "Succeeded" for p in pods)),
             gpu_hours=sum(p.hours.allocated for p in pools),
             cpu_node_hours=_cpu_node_hours(raw, res),
-        ),
-        notes=account_notes(raw, res, pods, pools, info),
+        )
+        + (unused or CostBreakdown(currency=spec.costs.currency)),
+        notes=account_notes(raw, res, pods, pools, info) + purchase_notes,
         kueue=_kueue(raw),
         timeline=timeline(raw, res, pods, info) if raw.chart_step else None,
         queries=raw.queries,

@@ -15,6 +15,7 @@ from typing import Any
 
 from gpuplane.baselines import ApiPrices
 from gpuplane.costs import Overheads
+from gpuplane.plan.purchase import purchase_choices
 from gpuplane.sim import SimConfig, simulate, summarize
 from gpuplane.sim.baselines import baselines_of
 from gpuplane.sim.summary import RunSummary, WaitStats, rounded
@@ -63,6 +64,8 @@ class DesignResult:
     rental_cost: float
     api_per_unit: float | None
     api_cost: float
+    #: The purchase-mix choices on this run (plan.purchase.purchase_choices): per pool and term.
+    purchase: tuple[dict[str, Any], ...] = ()
 
     @property
     def rank_cost(self) -> float:
@@ -84,6 +87,7 @@ class DesignResult:
         fields = dict(data)
         fields["team_waits"] = tuple(Waits(**w) for w in data["team_waits"])
         fields["class_waits"] = tuple(Waits(**w) for w in data["class_waits"])
+        fields["purchase"] = tuple(data.get("purchase", ()))
         return cls(**fields)
 
 
@@ -138,6 +142,7 @@ def evaluate(
         rental_cost=round(rental.cost.total, 6),
         api_per_unit=_r(api.per_accepted_unit),
         api_cost=round(api.cost, 6),
+        purchase=purchase_choices(spec, outcome),
     )
 
 

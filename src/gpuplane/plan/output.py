@@ -174,6 +174,19 @@ def table(result: SearchResult, currency: str, rows: int = 5) -> Table:
     return t
 
 
+def purchase_lines(choices: Sequence[dict[str, Any]], currency: str) -> list[str]:
+    """Per pool and reservation term: the reserved count chosen, its break-even, the saving, the risks."""
+    lines = []
+    for c in choices:
+        lines.append(
+            f"pool {c['pool']}: reserve {c['reserved_count']} nodes on {c['term']} (break-even utilisation "
+            f"r/p = {c['reserved_hourly']:g}/{c['burst_hourly']:g} = {c['break_even_utilisation']:.2f}; "
+            f"{c['cost']:,.2f} {currency} vs {c['cost_all_burst']:,.2f} all burst)"
+        )
+        lines += [f"  risk: {r}" for r in c.get("risks", ())]
+    return lines
+
+
 def summary_lines(result: SearchResult, currency: str) -> list[str]:
     """The verdict in a few lines: the winner, its binding constraint, the next cheaper design, the baselines."""
     ref = result.reference.result
@@ -201,6 +214,7 @@ def summary_lines(result: SearchResult, currency: str) -> list[str]:
     else:
         lines.append("no design run on the whole trace is cheaper")
     lines += quota_summary(result.quota_mode, result.quota_changes)
+    lines += purchase_lines(w.purchase, currency)
     lines.append(
         f"baselines per accepted unit: cluster {_num(w.cost_per_unit, 3)}, rented VMs {_num(w.rental_per_unit, 3)}, "
         f"model API {_num(w.api_per_unit, 3) or 'no --api-price'}"

@@ -146,7 +146,7 @@ def mean_result(runs: Sequence[DesignResult]) -> DesignResult:
                 )
                 for w in zip(*items, strict=True)
             )
-        elif f.name in ("design", "fraction", "seed", "workloads", "services"):
+        elif f.name in ("design", "fraction", "seed", "workloads", "services", "purchase"):
             values[f.name] = items[0]
         elif any(v is None for v in items):
             values[f.name] = None

@@ -113,6 +113,11 @@ def _pool_command(spec: PlatformSpec, setup: PoolSetup, aks_name: str) -> str:
     if pool.spot.enabled:
         words += ["--priority", "Spot", "--eviction-policy", "Delete"]
         words += ["--spot-max-price", q(f"{pool.spot.max_price:g}")]
+    # A capacity reservation group the pool's nodes draw from (learn.microsoft.com/azure/aks/
+    # use-capacity-reservation-groups: `az aks nodepool add ... --crg-id <CRG resource id>`).
+    crg = [s.reservation for s in pool.purchase if s.option == "capacity-reservation" and s.reservation]
+    if crg:
+        words += ["--crg-id", q(crg[0])]
     words += _gpu_words(spec, setup)
     words += ["--tags", " ".join(q(f"{k}={v}") for k, v in setup.cost_tags.items())]
     return (

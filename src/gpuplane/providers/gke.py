@@ -66,6 +66,24 @@ def accelerator_flag(spec: PlatformSpec, pool: NodePool) -> tuple[str | None, li
     return ",".join(parts), notes
 
 
+def _purchase_words(pool: NodePool) -> list[str]:
+    """Flags of the pool's purchase segments (gcloud container node-pools create --help, SDK 528):
+    a named reservation (reserved / calendar-reservation with `reservation:`) is consumed with
+    `--reservation-affinity=specific --reservation=NAME`; a flex-start segment adds `--flex-start`
+    (GKE DWS: cloud.google.com/kubernetes-engine/docs/concepts/dws)."""
+    words: list[str] = []
+    named = [
+        s.reservation
+        for s in pool.purchase
+        if s.reservation and s.option in ("reserved", "calendar-reservation")
+    ]
+    if named:
+        words += ["--reservation-affinity", "specific", "--reservation", q(named[0])]
+    if any(s.option == "flex-start" for s in pool.purchase):
+        words.append("--flex-start")
+    return words
+
+
 def _pool_command(spec: PlatformSpec, setup: PoolSetup) -> str:
     pool = setup.pool
     words = ["gcloud container node-pools create", q(pool.name), "--cluster", '"$CLUSTER_NAME"']
@@ -85,6 +103,7 @@ def _pool_command(spec: PlatformSpec, setup: PoolSetup) -> str:
     words += ["--total-min-nodes", q(pool.min_nodes), "--total-max-nodes", q(pool.max_nodes)]
     if pool.spot.enabled:
         words.append("--spot")
+    words += _purchase_words(pool)
     placement = _compact_placement(spec, pool)
     if placement:
         words += list(placement)

@@ -21,7 +21,7 @@ from gpuplane.sim.admitters import Admitter
 from gpuplane.sim.cluster import Node
 from gpuplane.sim.config import SimConfig
 from gpuplane.sim.contention import SharedGpus
-from gpuplane.sim.events import FINISH, INJECT, LOSS, READY, RELEASE, SCALE_DOWN
+from gpuplane.sim.events import FINISH, INJECT, LOSS, READY, RELEASE, SCALE_DOWN, WINDOW_CLOSE, WINDOW_OPEN
 from gpuplane.sim.fleet import Fleet
 from gpuplane.sim.pools import PoolModel
 from gpuplane.sim.requests import Ask, ask_for
@@ -185,7 +185,9 @@ class Engine:
             if (
                 horizon is None
                 and nxt == total
-                and not (self.holding or self.releasing or self.fleet.provisioning)
+                and not (
+                    self.holding or self.releasing or self.fleet.provisioning or self.fleet.windows_pending
+                )
             ):
                 break  # nothing runs or is coming: what still waits would wait forever
         end = horizon if horizon is not None else now
@@ -234,6 +236,14 @@ class Engine:
             found = self.cluster.node_by_name(loss.node)
             if found is not None:
                 self._lose_node(found, now, loss.reason)
+        elif kind == WINDOW_OPEN:  # sim.purchase: a capacity block's nodes arrive
+            self.fleet.open_window(a, int(b), now)
+            self.place_dirty.add(a)
+            self.changed.add(a)
+        elif kind == WINDOW_CLOSE:  # a block ends / a flex-start node's run is up: evicted like spot
+            node = self.cluster.nodes.get(a)
+            if node is not None:
+                self._lose_node(node, now, "purchase-end")
 
     # ---- workloads -------------------------------------------------------------------------------
     def _submit(self, w: Workload, now: float) -> None:

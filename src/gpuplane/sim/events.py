@@ -20,7 +20,9 @@ class Event(IntEnum):
     SCALE_DOWN = 3  # look at a node that became empty: a = node, b = when it became empty
     INJECT = 4  # a scripted node loss (SimConfig.node_losses): a = its index
     RELEASE = 5  # a preempted workload's pods are gone: a = workload, b = run generation
+    WINDOW_OPEN = 6  # a capacity block starts (sim.purchase): a = pool, b = its commitment index
+    WINDOW_CLOSE = 7  # a purchased node's time is up (block end, flex-start max run): a = node
 
 
 # Plain ints for the event loop (comparing IntEnum members is slower than comparing ints).
-FINISH, READY, LOSS, SCALE_DOWN, INJECT, RELEASE = (int(e) for e in Event)
+FINISH, READY, LOSS, SCALE_DOWN, INJECT, RELEASE, WINDOW_OPEN, WINDOW_CLOSE = (int(e) for e in Event)

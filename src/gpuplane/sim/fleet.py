@@ -15,8 +15,9 @@ from collections.abc import Callable
 from gpuplane.sim.autoscaler import scale_up
 from gpuplane.sim.cluster import Cluster, Node
 from gpuplane.sim.config import SimConfig
-from gpuplane.sim.events import LOSS, READY, SCALE_DOWN
+from gpuplane.sim.events import LOSS, READY, SCALE_DOWN, WINDOW_CLOSE, WINDOW_OPEN
 from gpuplane.sim.pools import PoolModel
+from gpuplane.sim.purchase import autoscale_cap, flex_delay, flex_run, windows
 from gpuplane.sim.series import Billing
 
 Push = Callable[[float, int, int, float], None]
@@ -35,6 +36,11 @@ class Fleet:
         self.rngs = [random.Random(f"{config.seed}:{p.name}") for p in pools]
         # A pool whose size can never exceed minNodes never scales down: no scale-down checks.
         self._can_shrink = [p.max_nodes > p.min_nodes for p in pools]
+        # Purchased capacity (sim.purchase): block nodes by id, per-pool autoscaler caps.
+        self.pinned: dict[int, int] = {}
+        self.pinned_count = [0] * len(pools)
+        self.windows_pending = 0
+        self._caps = [autoscale_cap(p.price.mix, p.max_nodes) for p in pools]
 
     def start(self) -> None:
         """Every pool's minNodes nodes, ready and billed from t=0."""
@@ -43,21 +49,45 @@ class Fleet:
                 node = self.cluster.new_node(pool.index, 0.0, 0.0)
                 self.billing.nodes_created[pool.index] += 1
                 self._ready(node, 0.0)
+        for pool in self.pools:
+            for index, start, _end, _count in windows(pool.price.mix):
+                self.windows_pending += 1
+                self.push(max(start, 0.0), WINDOW_OPEN, pool.index, float(index))
+
+    def open_window(self, pool: int, index: int, now: float) -> None:
+        """A capacity block starts: its nodes are ready now and end with the block."""
+        self.windows_pending -= 1
+        mix = self.pools[pool].price.mix
+        assert mix is not None
+        block = mix.commitments[index]
+        if block.end is not None and block.end <= now:
+            return
+        for _ in range(block.count):
+            node = self.cluster.new_node(pool, now, now)
+            self.billing.nodes_created[pool] += 1
+            self.pinned[node.id] = pool
+            self.pinned_count[pool] += 1
+            self._ready(node, now)
+            if block.end is not None:
+                self.push(block.end, WINDOW_CLOSE, node.id, 0.0)
 
     def autoscale(self, pool: int, pods: list[tuple[str, int]], now: float) -> bool:
         """Request the nodes the unplaceable `pods` need (within maxNodes); True when some were."""
         model, cluster = self.pools[pool], self.cluster
         ready, coming = cluster.ready_count[pool], cluster.provisioning[pool]
-        if ready + coming >= model.max_nodes:
+        ready -= self.pinned_count[pool]
+        cap = self._caps[pool]
+        if ready + coming >= cap:
             return False
-        add = scale_up(model.per_node, pods, ready, coming, model.max_nodes)
+        add = scale_up(model.per_node, pods, ready, coming, cap)
         for _ in range(add):
             self.provision(pool, now)
         return add > 0
 
     def provision(self, pool: int, now: float) -> None:
         """Request one node; it becomes ready after the provisioning delay."""
-        node = self.cluster.new_node(pool, now, now + self.config.provisioning_delay_s)
+        delay = flex_delay(self.pools[pool].price.mix, self.config.provisioning_delay_s)
+        node = self.cluster.new_node(pool, now, now + delay)
         self.cluster.provisioning[pool] += 1
         self.billing.nodes_created[pool] += 1
         self.provisioning[node.id] = node
@@ -74,6 +104,9 @@ class Fleet:
         node = self.provisioning.pop(node_id)
         self.cluster.provisioning[node.pool] -= 1
         self._ready(node, now)
+        run = flex_run(self.pools[node.pool].price.mix)
+        if run is not None:
+            self.push(now + run, WINDOW_CLOSE, node.id, 0.0)
         return node.pool
 
     def _ready(self, node: Node, now: float) -> None:
@@ -105,7 +138,7 @@ class Fleet:
         to it): it is looked at again after another unneeded period.
         """
         node = self.cluster.nodes.get(node_id)
-        if node is None or node.empty_since != since or node.pods:
+        if node is None or node.empty_since != since or node.pods or node_id in self.pinned:
             return False
         if self.cluster.ready_count[node.pool] <= self.pools[node.pool].min_nodes:
             return False
@@ -122,8 +155,10 @@ class Fleet:
         hit = self.cluster.remove(node.id)
         if reason == "spot":
             self.billing.spot_evictions[node.pool] += 1
-        else:
+        elif reason == "failure":
             self.billing.node_failures[node.pool] += 1
+        if self.pinned.pop(node.id, None) is not None:
+            self.pinned_count[node.pool] -= 1
         self._bill(node, now)
         return hit
 

@@ -12,7 +12,15 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-from gpuplane.costs import CostBreakdown, GpuHours, Overheads, price_gpu_hours, sum_breakdowns
+from gpuplane.costs import (
+    CostBreakdown,
+    GpuHours,
+    Overheads,
+    gpu_hour_price,
+    price_gpu_hours,
+    purchase_pool_cost,
+    sum_breakdowns,
+)
 from gpuplane.sim.config import SimConfig
 from gpuplane.sim.engine import Outcome
 from gpuplane.sim.state import DONE, LEDGER_KINDS
@@ -66,12 +74,16 @@ def _pool_hours(outcome: Outcome) -> list[GpuHours]:
     return out
 
 
-def _team_costs(outcome: Outcome, currency: str) -> list[CostBreakdown]:
+def _team_costs(
+    outcome: Outcome, currency: str, gpu_prices: list[float] | None = None
+) -> list[CostBreakdown]:
     return [
         sum_breakdowns(
             (
                 price_gpu_hours(
-                    _ledger_hours(outcome.ledger.gs[t][pool.index]), pool.price.gpu_hourly, currency
+                    _ledger_hours(outcome.ledger.gs[t][pool.index]),
+                    pool.price.gpu_hourly if gpu_prices is None else gpu_prices[pool.index],
+                    currency,
                 )
                 for pool in outcome.pools
             ),
@@ -137,21 +149,23 @@ def _availability(outcome: Outcome) -> Availability:
     return Availability(len(services), down, 1.0 - down / up if up > 0 else 1.0)
 
 
-def _pools(outcome: Outcome, hours: list[GpuHours], costs: list[CostBreakdown]) -> tuple[PoolFigures, ...]:
+def _pools(
+    outcome: Outcome, hours: list[GpuHours], costs: list[CostBreakdown], gpu_prices: list[float]
+) -> tuple[PoolFigures, ...]:
     billing = outcome.billing
     return tuple(
         PoolFigures(
             name=pool.name,
             gpu_hours=h,
             cost=c,
-            gpu_hour_price=pool.price.gpu_hourly,
+            gpu_hour_price=price,
             nodes_created=billing.nodes_created[pool.index],
             nodes_removed=billing.nodes_removed[pool.index],
             spot_evictions=billing.spot_evictions[pool.index],
             node_failures=billing.node_failures[pool.index],
             peak_nodes=max(outcome.series[pool.index].nodes, default=0),
         )
-        for pool, h, c in zip(outcome.pools, hours, costs, strict=True)
+        for pool, h, c, price in zip(outcome.pools, hours, costs, gpu_prices, strict=True)
     )
 
 
@@ -170,8 +184,25 @@ def summarize(
     currency = overheads.currency
     window_h = outcome.end / 3600.0
     hours = _pool_hours(outcome)
-    pool_costs = [
-        price_gpu_hours(h, p.price.gpu_hourly, currency) for h, p in zip(hours, outcome.pools, strict=True)
+    priced = [
+        purchase_pool_cost(
+            p.price,
+            h,
+            list(outcome.series[p.index].t),
+            list(outcome.series[p.index].nodes),
+            0.0,
+            outcome.end,
+            currency,
+        )
+        for h, p in zip(hours, outcome.pools, strict=True)
+    ]
+    pool_costs = [cost for cost, _ in priced]
+    # The GPU-hour price each pool's time was charged at (amortised with a purchase mix).
+    gpu_prices = [
+        p.price.gpu_hourly
+        if paid is None
+        else gpu_hour_price(paid.amortised_node_hourly, p.price.gpus_per_node)
+        for p, (_, paid) in zip(outcome.pools, priced, strict=True)
     ]
     units = _accepted(outcome, config)
     allocated_h = sum(h.allocated for h in hours)
@@ -182,7 +213,7 @@ def summarize(
     teams = tuple(
         TeamFigures(team, cost, *waits, wait_so_far=all_waits)
         for team, cost, waits, all_waits in zip(
-            outcome.teams, _team_costs(outcome, currency), _waits(outcome), so_far, strict=True
+            outcome.teams, _team_costs(outcome, currency, gpu_prices), _waits(outcome), so_far, strict=True
         )
     )
     return RunSummary(
@@ -195,7 +226,7 @@ def summarize(
         cost_per_accepted_unit=total.per_accepted_unit(units),
         cost=total,
         overheads=extra,
-        pools=_pools(outcome, hours, pool_costs),
+        pools=_pools(outcome, hours, pool_costs, gpu_prices),
         teams=teams,
         evictions=sum(r.evictions for r in outcome.runs),
         preemptions=sum(r.preemptions for r in outcome.runs),

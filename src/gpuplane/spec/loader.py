@@ -13,6 +13,7 @@ from gpuplane.inputs import display_name, read_text
 from gpuplane.spec.checks import check_spec
 from gpuplane.spec.models import PlatformSpec
 from gpuplane.spec.pricing import cpu_price_warnings, declared_cost_problems, price_problems
+from gpuplane.spec.purchase import purchase_problems
 from gpuplane.spec.resolve import resolve_spec
 from gpuplane.yamlio import key_position, load_one, locate
 
@@ -73,6 +74,7 @@ def parse_spec(text: str, file: str, *, priced: bool = False) -> tuple[PlatformS
         raise InputError(_validation_problems(file, raw, exc)) from None
     problems = resolve_spec(spec, lambda parts, msg: problem_at(file, raw, parts, msg))
     problems += check_spec(spec, lambda parts, msg, sev: problem_at(file, raw, parts, msg, severity=sev))
+    problems += purchase_problems(spec, lambda parts, msg: problem_at(file, raw, parts, msg), priced=priced)
     if priced and not [p for p in problems if p.severity == "error"]:
         problems += price_problems(spec, lambda parts, msg: problem_at(file, raw, parts, msg))
         problems += declared_cost_problems(spec, lambda parts, msg: problem_at(file, raw, parts, msg))

@@ -6,6 +6,7 @@ errors, so a typo never silently does nothing.
 
 from __future__ import annotations
 
+import datetime
 import ipaddress
 import re
 from typing import Literal
@@ -31,6 +32,17 @@ Waiver = Literal["inference-on-spot", "no-taints", "quota-above-capacity"]
 DefaultPriorityBy = Literal["auto", "mutatingAdmissionPolicy", "kyverno", "none"]
 EgressProtocol = Literal["TCP", "UDP", "SCTP"]
 FabricType = Literal["none", "EFA", "InfiniBand", "RoCE", "TCPXO"]
+PurchaseKind = Literal[
+    "on-demand",
+    "spot",
+    "reserved",
+    "capacity-block",
+    "calendar-reservation",
+    "capacity-reservation",
+    "flex-start",
+]
+ReservationTerm = Literal["1y", "3y"]
+PaymentOption = Literal["all-upfront", "partial-upfront", "no-upfront"]
 
 DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 # The taint NVIDIA's docs and Kubernetes' ExtendedResourceToleration admission plugin pair with
@@ -192,6 +204,49 @@ class Placement(SpecModel):
     preferred: str | None = Field(default=None, description="Level label Kueue tries first, then climbs.")
 
 
+class PurchaseSegment(SpecModel):
+    """How some of a pool's nodes are bought; options per provider: catalog purchase_options.yaml."""
+
+    option: PurchaseKind = Field(
+        description="on-demand or spot (burst, up to maxNodes), reserved (1y/3y commitment, paid whether used), "
+        "capacity-block (AWS: nodes only inside [start, end), terminated at the end), calendar-reservation "
+        "(GCP, paid whether used), capacity-reservation (AKS CRG / AWS ODCR), flex-start (GCP DWS)."
+    )
+    count: int | None = Field(
+        default=None,
+        ge=1,
+        description="Nodes bought (reserved, capacity-block, calendar-reservation, flex-start).",
+    )
+    max: int | None = Field(default=None, ge=1, description="flex-start: at most this many nodes at once.")
+    term: ReservationTerm | None = Field(default=None, description="reserved: commitment term, 1y or 3y.")
+    payment: PaymentOption | None = Field(default=None, description="reserved: how the commitment is paid.")
+    hourly: float | None = Field(
+        default=None,
+        ge=0,
+        description="Price per node-hour (amortised: an up-front payment spread over the hours it buys). "
+        "Required when the catalog publishes none (every reservation and block today).",
+    )
+    start: datetime.datetime | None = Field(
+        default=None, description="capacity-block / calendar-reservation start (UTC)."
+    )
+    end: datetime.datetime | None = Field(
+        default=None, description="capacity-block / calendar-reservation end (UTC)."
+    )
+    provisioning_delay: str | None = Field(
+        default=None,
+        description="flex-start: time from request to node (a duration, e.g. 2h); none is published.",
+    )
+    reservation: str | None = Field(
+        default=None,
+        description="The provider reservation the nodes consume (render): GKE reservation name "
+        "(--reservation-affinity=specific), AKS capacity reservation group resource id (--crg-id).",
+    )
+    max_run: str | None = Field(
+        default=None,
+        description="flex-start: longest a node runs (duration); default and ceiling: the catalog's.",
+    )
+
+
 class NodePool(SpecModel):
     """One GPU (or CPU) node pool."""
 
@@ -245,6 +300,11 @@ class NodePool(SpecModel):
     topology: PoolTopology | None = Field(
         default=None,
         description="Topology levels, domain sizes and fabric; renders a Kueue Topology and a TAS flavor.",
+    )
+    purchase: list[PurchaseSegment] = Field(
+        default_factory=list,
+        description="How the pool's nodes are bought, e.g. a reserved base plus on-demand or spot burst; "
+        "empty: all on-demand (or spot with spot: true).",
     )
 
     @field_validator("spot", mode="before")
