@@ -20,7 +20,8 @@ class Event(IntEnum):
     SCALE_DOWN = 3  # look at a node that became empty: a = node, b = when it became empty
     INJECT = 4  # a scripted node loss (SimConfig.node_losses): a = its index
     RELEASE = 5  # a preempted workload's pods are gone: a = workload, b = run generation
+    CPU_READY = 6  # a requested CPU-pool node becomes ready: a = its id (sim/cpu_nodes.py)
 
 
 # Plain ints for the event loop (comparing IntEnum members is slower than comparing ints).
-FINISH, READY, LOSS, SCALE_DOWN, INJECT, RELEASE = (int(e) for e in Event)
+FINISH, READY, LOSS, SCALE_DOWN, INJECT, RELEASE, CPU_READY = (int(e) for e in Event)
