@@ -55,7 +55,11 @@ def _suite_labels(suite: ResolvedSuite) -> dict[str, str]:
 
 
 def base_objects(suite: ResolvedSuite) -> list[dict[str, Any]]:
-    """Namespace, LocalQueue, helper ConfigMap and checkpoint PVC, in apply order."""
+    """Namespace, its NetworkPolicies, LocalQueue, helper ConfigMap and checkpoint PVC, in apply order.
+
+    The NetworkPolicies are those of the teams with quota on the pool (`tenancy.pool_network_policies`:
+    default deny, DNS, the namespace's own pods, the egress the spec opens), so the data and egress
+    step meets the policy production jobs meet (issue 21)."""
     team = suite.team.model_copy(update={"namespaces": [suite.namespace]})
     ns = tenancy.namespace(suite.spec, team, suite.namespace)
     ns["metadata"]["labels"] = dict(
@@ -85,7 +89,8 @@ def base_objects(suite: ResolvedSuite) -> list[dict[str, Any]]:
         metadata(CHECKPOINT_CLAIM, namespace=suite.namespace, labels=_suite_labels(suite)),
         spec=pvc_spec,
     )
-    return [ns, *queues, config, pvc]
+    policies = tenancy.pool_network_policies(suite.spec, suite.namespace, suite.pool.name, _suite_labels(suite))
+    return [ns, *policies, *queues, config, pvc]
 
 
 def _kueue_labels(suite: ResolvedSuite, step: str) -> dict[str, str]:
