@@ -102,11 +102,15 @@ def test_the_acceptance_policies_are_the_production_ones_of_the_pools_team() -> 
         if path.endswith(".yaml")
         for o in yaml.safe_load_all(text)
         if isinstance(o, dict)
-        and o.get("kind") == "NetworkPolicy" and o["metadata"].get("namespace") == "serving"
+        and o.get("kind") == "NetworkPolicy"
+        and o["metadata"].get("namespace") == "serving"
     }
     got = {name: p["spec"] for name, p in _policies(_suite(spec, "t4")).items()}
     assert got == team_ns and "allow-egress" in got  # serving's model hub (and the registry), as in prod
-    assert [r["to"][0]["ipBlock"]["cidr"] for r in got["allow-egress"]["egress"]] == ["20.33.0.0/16", "52.0.0.0/8"]
+    assert [r["to"][0]["ipBlock"]["cidr"] for r in got["allow-egress"]["egress"]] == [
+        "20.33.0.0/16",
+        "52.0.0.0/8",
+    ]
 
 
 @pytest.mark.parametrize(("example", "pool"), example_pools()[:3])

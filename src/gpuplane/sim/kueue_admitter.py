@@ -71,7 +71,9 @@ class KueueAdmitter:
         #: The pool of the flavor each admitted workload's first CPU-only pod set got (its node label).
         self.cpu_assignment: dict[int, str] = {}
         self._flavor_pool_name = {
-            o.name: o.node_labels.get(LABEL_POOL, o.name) for o in parsed.objects if isinstance(o, ResourceFlavor)
+            o.name: o.node_labels.get(LABEL_POOL, o.name)
+            for o in parsed.objects
+            if isinstance(o, ResourceFlavor)
         }
 
     @staticmethod

@@ -198,7 +198,9 @@ def cpu_only_pod_sets(w: Workload) -> tuple[str, ...]:
 
 
 def cpu_pod_note(
-    workloads: Sequence[Workload], admitted: Mapping[str, int] | None, cpu_pools: AbstractSet[str] = frozenset()
+    workloads: Sequence[Workload],
+    admitted: Mapping[str, int] | None,
+    cpu_pools: AbstractSet[str] = frozenset(),
 ) -> str | None:
     """What the twin says about CPU-only pod sets it did not place, or None when there are none.
 

@@ -111,7 +111,9 @@ def cpu_price_warnings(
     catalog = load_catalog()
     for index, pool in enumerate(spec.node_pools):
         override = spec.costs.pools.get(pool.name)
-        row = catalog.price(spec.cluster.provider, pool.vm_size, spec.cluster.region) if pool.vm_size else None
+        row = (
+            catalog.price(spec.cluster.provider, pool.vm_size, spec.cluster.region) if pool.vm_size else None
+        )
         if not pool.is_gpu and row is None and (override is None or override.on_demand_hourly is None):
             out.append(
                 at(
