@@ -6,6 +6,8 @@ a run of W GPU-seconds on G GPUs takes W / G seconds), never from running the co
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gpuplane.costs import Overheads
 from gpuplane.sim.config import SimConfig
@@ -118,3 +120,23 @@ def test_a_head_no_cpu_node_can_hold_waits_admitted_as_kube_scheduler_would() ->
 )
 def test_cpu_nodes_needed_by_hand(pods: list[tuple[int, int]], nodes: int) -> None:
     assert nodes_needed(CpuPool("cpu", 8000, 32768, 0, 4), pods) == nodes
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    heads=st.lists(st.tuples(st.integers(1, 8), st.integers(0, 7200)), min_size=1, max_size=6),
+    cpu_min=st.integers(0, 2),
+)
+def test_every_head_that_fits_a_node_runs_and_cpu_nodes_stay_within_max_nodes(
+    heads: list[tuple[int, int]], cpu_min: int
+) -> None:
+    # heads of 1-8 vCPUs fit an 8-vCPU node: every workload completes; no node is overcommitted
+    # (CpuNodes.bind asserts it); the CPU pool never bills more than maxNodes (2) for the window
+    spec = spec_from(_spec(cpu_min=cpu_min, gpu_min=0))
+    workloads = [
+        _ray(f"ray-{i}", cpu, float(t)) for i, (cpu, t) in enumerate(sorted(heads, key=lambda h: h[1]))
+    ]
+    outcome = simulate(spec, workloads)
+    assert {r.outcome for r in outcome.runs} == {"completed"}
+    hours = outcome.cpu_node_hours["cpu-general"]
+    assert cpu_min * outcome.end / 3600 - 1e-9 <= hours <= 2 * outcome.end / 3600 + 1e-9

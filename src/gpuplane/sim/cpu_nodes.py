@@ -63,19 +63,25 @@ class CpuNode:
 
 
 def cpu_pools(spec: PlatformSpec) -> list[CpuPool]:
-    """The spec's CPU pools that take work (those render gives a flavor), in spec order."""
+    """The spec's CPU pools that take work (those render gives a flavor), in spec order. A pool
+    whose cpu or memory per node is unknown is left out (render gives its flavor no quota of that
+    resource, so Kueue sends CPU pod sets elsewhere, and the twin's note names them)."""
     from gpuplane.render.quotas import cpu_pools as flavored
 
-    return [
-        CpuPool(
-            p.name,
-            round((p.cpu_per_node or 0.0) * 1000),
-            round((p.memory_gib_per_node or 0.0) * 1024),
-            p.min_nodes,
-            p.max_nodes,
+    out = []
+    for p in flavored(spec):
+        if not p.cpu_per_node or not p.memory_gib_per_node:
+            continue
+        out.append(
+            CpuPool(
+                p.name,
+                round(p.cpu_per_node * 1000),
+                round(p.memory_gib_per_node * 1024),
+                p.min_nodes,
+                p.max_nodes,
+            )
         )
-        for p in flavored(spec)
-    ]
+    return out
 
 
 def cpu_pods(w: Workload) -> list[CpuPod]:
@@ -196,6 +202,7 @@ class CpuNodes:
             node = self.nodes[node_id]
             node.free_cpu -= pod[0]
             node.free_mem -= pod[1]
+            assert node.free_cpu >= 0 and node.free_mem >= 0, "a CPU node was overcommitted"
             node.pods.setdefault(wl, []).append(pod)
             node.empty_since = None
         self.where[wl] = sorted({node_id for node_id, _ in plan})
