@@ -3,8 +3,10 @@
 All events at one instant are applied first, then the instant is settled once: scheduling cycles
 (only if something admission cares about changed, repeated while they admit, preempt or set heads
 aside), placement of admitted gangs (only in pools whose capacity or backlog changed),
-autoscaling, and one metrics sample per changed pool. Nodes are the fleet's (sim/fleet.py); work
-rates on shared GPUs come from the contention model (sim/contention.py).
+autoscaling, and one metrics sample per changed pool. Nodes are the fleet's (sim/fleet.py); the
+CPU-only pods of a workload (Ray heads, MPI launchers) go on the nodes of the CPU pool Kueue admitted
+them to (sim/cpu_nodes.py), bound together with its GPU gang; work rates on shared GPUs come from
+the contention model (sim/contention.py).
 
 A preempted workload stops working at once and keeps its quota and GPUs for the preemption grace
 (its pods terminating); then the admitter releases its quota and it queues again.
