@@ -252,8 +252,9 @@ class Overheads:
     - network: declared traffic (`costs.network`: GiB per accepted unit and/or per allocated
       GPU-hour) at `networkPerGiB`;
     - control plane: the catalog's fee of `costs.controlPlaneTier` on the cluster's provider;
-    - CPU pools' nodes: each CPU pool's node-hours at its `costs.pools` price (the twin keeps a
-      CPU pool at `minNodes`; `account` counts the nodes Prometheus saw).
+    - CPU pools' nodes: each CPU pool's node-hours at its price (`pool_price`: `costs.pools`, else
+      the catalog); the twin bills the CPU nodes it ran (sim/cpu_nodes.py), `account` counts the
+      nodes Prometheus saw, a window with no count takes `minNodes`.
     """
 
     support_monthly: float | None = None
@@ -298,11 +299,13 @@ class Overheads:
         for pool in spec.node_pools:
             if pool.is_gpu:
                 continue
-            override = costs.pools.get(pool.name)
-            if override is None or override.on_demand_hourly is None:
+            # the one price rule of every pool (`pool_price`: costs.pools, else the catalog row of
+            # its VM size; a spot CPU pool at its spot price)
+            price = pool_price(spec, pool)
+            if not price.known:
                 priced = False
                 continue
-            cpu.append((pool.name, override.on_demand_hourly, pool.min_nodes))
+            cpu.append((pool.name, price.node_hourly, pool.min_nodes))
         traffic = costs.network
         return cls(
             support_monthly=costs.support_monthly if "support_monthly" in given else None,

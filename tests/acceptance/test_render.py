@@ -66,6 +66,9 @@ def test_single_node_suite_objects_validate(example: Path, pool: str, shared_dir
     objects = _objects(suite.files)
     assert [o["kind"] for o in objects] == [
         "Namespace",
+        "NetworkPolicy",
+        "NetworkPolicy",
+        "NetworkPolicy",
         "LocalQueue",
         "ConfigMap",
         "PersistentVolumeClaim",
@@ -81,6 +84,9 @@ def test_multi_node_suite_objects_validate(example: Path, pool: str, shared_dir:
     objects = _objects(suite.files)
     assert [o["kind"] for o in objects] == [
         "Namespace",
+        "NetworkPolicy",
+        "NetworkPolicy",
+        "NetworkPolicy",
         "LocalQueue",
         "ConfigMap",
         "PersistentVolumeClaim",

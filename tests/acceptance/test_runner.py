@@ -33,6 +33,8 @@ LOG = f"GET /api/v1/namespaces/{NS}/pods/{{}}/log"
 PODS = f"WATCH /api/v1/namespaces/{NS}/pods"
 CREATE = [
     "POST /api/v1/namespaces",
+    # the pool's team NetworkPolicies: default-deny, allow-dns, allow-same-namespace (no egress declared)
+    *[f"POST /apis/networking.k8s.io/v1/namespaces/{NS}/networkpolicies"] * 3,
     f"POST /apis/kueue.x-k8s.io/v1beta2/namespaces/{NS}/localqueues",
     f"POST /api/v1/namespaces/{NS}/configmaps",
     f"POST /api/v1/namespaces/{NS}/persistentvolumeclaims",

@@ -1,7 +1,7 @@
 """The twin and CPU-only pod sets: its Kueue admits them with their cpu and memory, so they take
-render's CPU flavor (first in every ClusterQueue) as on the cluster; it places and costs GPU pods
-only, and says so with the flavors the CPU pod sets got, instead of dropping Ray heads and MPI
-launchers silently."""
+render's CPU flavor (first in every ClusterQueue) as on the cluster, and the twin places them on
+that CPU pool's nodes (sim/cpu_nodes.py), scales the pool for them and bills its node-hours. Without
+a CPU pool they take a GPU flavor and the twin says it does not place them."""
 
 from __future__ import annotations
 
@@ -33,19 +33,16 @@ def test_cpu_only_pod_sets_are_named_and_left_out_of_the_gpu_requests() -> None:
     assert [r.name for r in pod_requests(w)] == ["worker"]
 
 
-def test_the_twins_kueue_admits_ray_heads_to_the_cpu_flavor_and_says_so() -> None:
+def test_ray_heads_on_the_cpu_pool_leave_no_note_and_every_workload_runs() -> None:
     outcome = simulate(spec_from(CPU_SPEC), [_ray(0), _ray(60), _ray(120, cpu_head=False)])
-    notes = [w for w in outcome.warnings if "CPU-only pod sets" in w]
-    assert notes == [
-        "2 workloads have CPU-only pod sets (head): Kueue admitted them to flavors cpu-general x2; "
-        "the twin does not place them on nodes or cost them (it models GPU nodes only)"
-    ]
-    # the heads take CPU quota only: every workload still runs its GPU workers to the end
+    assert not [w for w in outcome.warnings if "CPU-only pod sets" in w]
+    # the heads take the CPU pool's node (minNodes 1, 8 vCPUs: both 2-CPU heads fit it)
     assert [(r.w.id, r.outcome) for r in outcome.runs] == [
         ("ray-0", "completed"),
         ("ray-60", "completed"),
         ("ray-120", "completed"),
     ]
+    assert set(outcome.cpu_node_hours) == {"cpu-general"}
 
 
 def test_without_a_cpu_pool_the_heads_take_the_gpu_flavor_as_on_the_cluster() -> None:
@@ -60,6 +57,8 @@ def test_without_a_cpu_pool_the_heads_take_the_gpu_flavor_as_on_the_cluster() ->
     assert note.startswith(
         "2 workloads have CPU-only pod sets (head): Kueue admitted them to flavors a100-spot x2;"
     )
+    assert note.endswith("so these are not placed on nodes or costed")
+    assert outcome.cpu_node_hours == {}
 
 
 def test_no_warning_without_cpu_only_pod_sets() -> None:

@@ -31,6 +31,7 @@ CREATED_AT = "2026-11-20T09:00:00Z"
 COLLECTIONS = {
     "namespaces": "Namespace",
     "configmaps": "ConfigMap",
+    "networkpolicies": "NetworkPolicy",
     "persistentvolumeclaims": "PersistentVolumeClaim",
     "jobs": "Job",
     "localqueues": "LocalQueue",

@@ -125,6 +125,7 @@ class Cluster:
         self.core: Any = client.CoreV1Api(api_client)
         self.batch: Any = client.BatchV1Api(api_client)
         self.custom: Any = client.CustomObjectsApi(api_client)
+        self.networking: Any = client.NetworkingV1Api(api_client)
 
     def _error(self, exc: Exception, what: str) -> UpstreamError:
         """Status and a short redacted reason; never the answer's body or headers."""
@@ -162,6 +163,8 @@ class Cluster:
                 return self._plain(self.core.create_namespace(body=obj, **t))
             if kind == "ConfigMap":
                 return self._plain(self.core.create_namespaced_config_map(ns, body=obj, **t))
+            if kind == "NetworkPolicy":
+                return self._plain(self.networking.create_namespaced_network_policy(ns, body=obj, **t))
             if kind == "PersistentVolumeClaim":
                 return self._plain(self.core.create_namespaced_persistent_volume_claim(ns, body=obj, **t))
             if kind == "Job":

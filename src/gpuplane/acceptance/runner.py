@@ -195,7 +195,7 @@ def load_plan(directory: Path) -> Plan:
         raise _problem(suite_file, "namespace", f"the manifests must create exactly one Namespace, {ns}")
     from gpuplane.acceptance.cluster import CRD_PLURALS
 
-    known = {"Namespace", "ConfigMap", "PersistentVolumeClaim", "Job", *CRD_PLURALS}
+    known = {"Namespace", "NetworkPolicy", "ConfigMap", "PersistentVolumeClaim", "Job", *CRD_PLURALS}
     odd = [o for o in objects if o.get("kind") not in known]
     if odd:
         raise InputError.single(str(directory), f"{odd[0].get('kind')!r} is not a kind the suite creates")

@@ -13,6 +13,7 @@ from typing import Any
 
 from gpuplane.acceptance.costing import price_info
 from gpuplane.acceptance.options import ResolvedSuite, SuiteOptions, resolve
+from gpuplane.acceptance.placement import placement
 from gpuplane.acceptance.pods import gpu_request, pod_labels, train_container
 from gpuplane.acceptance.workloads import NCCL_NAME, TRAIN_NAME, base_objects, nccl_mpijob, train_workload
 from gpuplane.outputs import TreeMarker
@@ -82,6 +83,8 @@ def _info(suite: ResolvedSuite, objects: dict[str, list[dict[str, Any]]]) -> dic
             k: v for k, v in derived.node_labels(suite.pool).items() if k.startswith(f"{GROUP}/")
         },
         "nccl_max_bytes": suite.nccl_max_bytes if opts.nodes > 1 else None,
+        # the topology level the multi-node pods ask Kueue for (acceptance/placement.py), or None
+        "placement": None if (place := placement(suite)) is None else place.as_dict(),
         "thresholds": {name: t.as_dict() for name, t in sorted(suite.thresholds.items())},
         "prices": price_info(suite.spec, suite.pool, gpu_request(suite)),
         "manifests": {path: [describe(o) for o in objs] for path, objs in objects.items()},

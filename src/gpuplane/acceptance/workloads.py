@@ -12,6 +12,7 @@ from importlib import resources
 from typing import Any
 
 from gpuplane.acceptance.options import ResolvedSuite
+from gpuplane.acceptance.placement import placement
 from gpuplane.acceptance.pods import (
     CHECKPOINT_CLAIM,
     HELPER_CONFIGMAP,
@@ -32,6 +33,7 @@ from gpuplane.vocab import (
     LABEL_TEAM,
     PRIORITY_CLASS_LABEL,
     QUEUE_NAME_LABEL,
+    TAS_PODSET_GROUP_ANNOTATION,
 )
 
 __all__ = ["NCCL_NAME", "TRAIN_NAME", "base_objects", "helper_source", "nccl_mpijob", "train_workload"]
@@ -55,7 +57,11 @@ def _suite_labels(suite: ResolvedSuite) -> dict[str, str]:
 
 
 def base_objects(suite: ResolvedSuite) -> list[dict[str, Any]]:
-    """Namespace, LocalQueue, helper ConfigMap and checkpoint PVC, in apply order."""
+    """Namespace, its NetworkPolicies, LocalQueue, helper ConfigMap and checkpoint PVC, in apply order.
+
+    The NetworkPolicies are those of the teams with quota on the pool (`tenancy.pool_network_policies`:
+    default deny, DNS, the namespace's own pods, the egress the spec opens), so the data and egress
+    step meets the policy production jobs meet (issue 21)."""
     team = suite.team.model_copy(update={"namespaces": [suite.namespace]})
     ns = tenancy.namespace(suite.spec, team, suite.namespace)
     ns["metadata"]["labels"] = dict(
@@ -85,7 +91,10 @@ def base_objects(suite: ResolvedSuite) -> list[dict[str, Any]]:
         metadata(CHECKPOINT_CLAIM, namespace=suite.namespace, labels=_suite_labels(suite)),
         spec=pvc_spec,
     )
-    return [ns, *queues, config, pvc]
+    policies = tenancy.pool_network_policies(
+        suite.spec, suite.namespace, suite.pool.name, _suite_labels(suite)
+    )
+    return [ns, *policies, *queues, config, pvc]
 
 
 def _kueue_labels(suite: ResolvedSuite, step: str) -> dict[str, str]:
@@ -115,7 +124,7 @@ def train_workload(suite: ResolvedSuite) -> dict[str, Any]:
     if suite.options.multi_node_kind == "pytorchjob":
         return _pytorchjob(suite, meta)
     job = _job_spec(suite, suite.options.nodes)
-    job["template"] = train_pod_template(suite, env=_jobset_rendezvous(suite))
+    job["template"] = _placed(suite, train_pod_template(suite, env=_jobset_rendezvous(suite)))
     job.pop("suspend")
     spec = {
         "suspend": True,
@@ -152,7 +161,7 @@ def _pytorchjob(suite: ResolvedSuite, meta: dict[str, Any]) -> dict[str, Any]:
         role: {
             "replicas": count,
             "restartPolicy": "OnFailure",
-            "template": train_pod_template(suite, "OnFailure"),
+            "template": _placed(suite, train_pod_template(suite, "OnFailure"), group=TRAIN_NAME),
         }
         for role, count in replicas.items()
     }
@@ -165,6 +174,19 @@ def _pytorchjob(suite: ResolvedSuite, meta: dict[str, Any]) -> dict[str, Any]:
         "runPolicy": {"suspend": True, "backoffLimit": BACKOFF_LIMIT},
     }
     return k8s_object("kubeflow.org/v1", "PyTorchJob", meta, spec=spec)
+
+
+def _placed(suite: ResolvedSuite, template: dict[str, Any], group: str | None = None) -> dict[str, Any]:
+    """The pod template with the placement level the pool promises (`acceptance.placement`): the
+    Kueue TAS annotation, and a pod-set group when several pod sets must share the domain."""
+    place = placement(suite)
+    if place is None:
+        return template
+    annotations = place.annotations()
+    if group is not None:
+        annotations[TAS_PODSET_GROUP_ANNOTATION] = group
+    template["metadata"]["annotations"] = dict(sorted(annotations.items()))
+    return template
 
 
 def _fill(args: list[str], values: dict[str, str]) -> list[str]:
@@ -202,7 +224,10 @@ def nccl_mpijob(suite: ResolvedSuite) -> dict[str, Any]:
         "sshAuthMountPath": cfg["ssh_auth_mount_path"],
         "mpiReplicaSpecs": {
             "Launcher": {"replicas": 1, "template": _nccl_pod(suite, "launcher", launcher)},
-            "Worker": {"replicas": suite.options.nodes, "template": _nccl_pod(suite, "worker", worker)},
+            "Worker": {
+                "replicas": suite.options.nodes,
+                "template": _placed(suite, _nccl_pod(suite, "worker", worker)),
+            },
         },
     }
     meta = metadata(NCCL_NAME, namespace=suite.namespace, labels=_kueue_labels(suite, "nccl"))

@@ -3,8 +3,10 @@
 All events at one instant are applied first, then the instant is settled once: scheduling cycles
 (only if something admission cares about changed, repeated while they admit, preempt or set heads
 aside), placement of admitted gangs (only in pools whose capacity or backlog changed),
-autoscaling, and one metrics sample per changed pool. Nodes are the fleet's (sim/fleet.py); work
-rates on shared GPUs come from the contention model (sim/contention.py).
+autoscaling, and one metrics sample per changed pool. Nodes are the fleet's (sim/fleet.py); the
+CPU-only pods of a workload (Ray heads, MPI launchers) go on the nodes of the CPU pool Kueue admitted
+them to (sim/cpu_nodes.py), bound together with its GPU gang; work rates on shared GPUs come from
+the contention model (sim/contention.py).
 
 A preempted workload stops working at once and keeps its quota and GPUs for the preemption grace
 (its pods terminating); then the admitter releases its quota and it queues again.
@@ -21,7 +23,18 @@ from gpuplane.sim.admitters import Admitter
 from gpuplane.sim.cluster import Node
 from gpuplane.sim.config import SimConfig
 from gpuplane.sim.contention import SharedGpus
-from gpuplane.sim.events import FINISH, INJECT, LOSS, READY, RELEASE, SCALE_DOWN, WINDOW_CLOSE, WINDOW_OPEN
+from gpuplane.sim.cpu_nodes import CpuNodes, CpuPod, CpuPool, cpu_pods
+from gpuplane.sim.events import (
+    CPU_READY,
+    FINISH,
+    INJECT,
+    LOSS,
+    READY,
+    RELEASE,
+    SCALE_DOWN,
+    WINDOW_CLOSE,
+    WINDOW_OPEN,
+)
 from gpuplane.sim.fleet import Fleet
 from gpuplane.sim.pools import PoolModel
 from gpuplane.sim.requests import Ask, ask_for
@@ -89,6 +102,8 @@ class Outcome:
     cycles: int = 0
     warnings: list[str] = field(default_factory=list)
     pending_reasons: dict[int, str] = field(default_factory=dict)
+    #: Node-hours of each CPU pool (sim/cpu_nodes.py); {} when the platform has none.
+    cpu_node_hours: dict[str, float] = field(default_factory=dict)
 
 
 class Engine:
@@ -101,6 +116,7 @@ class Engine:
         admitter: Admitter,
         config: SimConfig,
         shared_resource: str = GPU_RESOURCE,
+        cpu_pools: Sequence[CpuPool] = (),
     ) -> None:
         self.pools = pools
         self.teams = teams
@@ -133,9 +149,20 @@ class Engine:
         self._asks: dict[tuple[int, str, str | None], tuple[object, Ask]] = {}
         self.rejected = [0, 0, 0]  # unknown team, no GPU request, no pool can ever run it
         self.progress: Progress | None = None
+        self.cpu_node_hours: dict[str, float] = {}
         self.total = 0
         #: Work rate of admitted TAS gangs (the admitter's `rates`, sim/topology.py); {} without TAS.
         self._topology_rates: dict[int, float] = getattr(admitter, "rates", {})
+        #: CPU pools' nodes for CPU-only pod sets, and the CPU pool (the flavor Kueue gave them,
+        #: the admitter's `cpu_assignment`) and pods of each admitted workload that has some.
+        self.cpu = CpuNodes(
+            cpu_pools,
+            config.provisioning_delay_s,
+            config.scale_down_unneeded_s,
+            lambda time, node: self.push(time, CPU_READY, node),
+        )
+        self._cpu_assignment: dict[int, str] = getattr(admitter, "cpu_assignment", {})
+        self._cpu_need: dict[int, tuple[int, list[CpuPod]]] = {}
 
     # ---- event plumbing ------------------------------------------------------------------------
     def push(self, time: float, kind: int, a: int, b: float = 0.0) -> None:
@@ -150,6 +177,7 @@ class Engine:
         self.progress, self.total = progress, len(workloads)
         self.table = RunTable(len(workloads))
         self.fleet.start()
+        self.cpu.start()
         for pool in self.pools:
             self._sample(pool.index, 0.0)
         for i, loss in enumerate(self.config.node_losses):
@@ -204,6 +232,7 @@ class Engine:
             self.cycles,
             self.warnings,
             self.admitter.pending_reasons(),
+            self.cpu_node_hours,
         )
 
     def tick(self, now: float, total: int) -> Tick:
@@ -231,6 +260,9 @@ class Engine:
                 self._lose_node(node, now, "spot" if b else "failure")
         elif kind == SCALE_DOWN:
             self._scale_down(a, b, now)
+        elif kind == CPU_READY:
+            self.cpu.node_ready(a, now)
+            self._cpu_dirty()
         elif kind == INJECT:
             loss = self.config.node_losses[a]
             found = self.cluster.node_by_name(loss.node)
@@ -283,6 +315,7 @@ class Engine:
         run.done(now)
         self.table.store(run)
         del self.live[run.idx]
+        self._cpu_need.pop(run.idx, None)
         self.admitter.finish(run.idx, now)
         self.kueue_dirty = True
 
@@ -301,6 +334,15 @@ class Engine:
             self.fleet.node_emptied(node, now)
         self.place_dirty.add(pool)
         self.changed.add(pool)
+        if run.idx in self.cpu.where:
+            self.cpu.release(run.idx, now)
+            self._cpu_dirty()
+
+    def _cpu_dirty(self) -> None:
+        """CPU capacity came free: every pool with admitted workloads waiting looks again."""
+        for pool, waiting in enumerate(self.waiting):
+            if waiting:
+                self.place_dirty.add(pool)
 
     def _preempt(self, run: Run, now: float) -> None:
         """Admission took the workload's quota back: it stops working at once and queues again
@@ -374,6 +416,8 @@ class Engine:
             for pool in sorted(dirty) if len(dirty) > 1 else list(dirty):
                 self._place_pool(pool, now)
             dirty.clear()
+            if self.cpu:
+                self.cpu.scale(now)
         changed = self.changed
         if changed:
             for pool in sorted(changed) if len(changed) > 1 else changed:
@@ -411,6 +455,11 @@ class Engine:
         run.price = model.gpu_second_price
         self.waiting[pool][run.idx] = None
         self.place_dirty.add(pool)
+        if self.cpu:
+            self._cpu_need.pop(run.idx, None)
+            cpu_pool = self.cpu.pool_of(self._cpu_assignment.get(run.idx, ""))
+            if cpu_pool is not None:
+                self._cpu_need[run.idx] = (cpu_pool, cpu_pods(run.w))
 
     def _place_pool(self, pool: int, now: float) -> None:
         waiting = self.waiting[pool]
@@ -419,7 +468,20 @@ class Engine:
         cluster, placed, blocked = self.cluster, [], []
         free = cluster.pool_free[pool]
         model, tolerations = self.pools[pool], self.admitter.tolerations(pool)
+        cpu_need = self._cpu_need
         for idx in waiting:
+            cpu_plan = None
+            if cpu_need and idx in cpu_need:
+                # CPU-only pods (a Ray head, an MPI launcher) go on their CPU pool's nodes; the
+                # workload runs only when they and its GPU gang are all bound (sim/cpu_nodes.py)
+                cpu_pool, pods = cpu_need[idx]
+                cpu_plan = self.cpu.fits(cpu_pool, pods, now)
+                if cpu_plan is None:
+                    self.cpu.want(cpu_pool, pods)
+                    run = self.live[idx]
+                    if not any(free.values()) or not self._gpu_would_fit(idx, pool, run.pods, now):
+                        blocked.append(idx)  # the GPU pool scales up at the same time
+                    continue
             if not any(free.values()):
                 blocked.append(idx)
                 continue
@@ -427,6 +489,8 @@ class Engine:
             if not run.shape.tolerates(model, tolerations):
                 continue
             if cluster.place(idx, pool, run.pods):
+                if cpu_plan is not None:
+                    self.cpu.bind(idx, cpu_plan)
                 placed.append(idx)
             else:
                 blocked.append(idx)
@@ -439,6 +503,18 @@ class Engine:
             pool, [pod for idx in blocked for pod in self.live[idx].pods], now
         ):
             self.changed.add(pool)
+
+    def _gpu_would_fit(self, idx: int, pool: int, pods: list[tuple[str, int]], now: float) -> bool:
+        """Whether the gang fits the pool's ready nodes now (placed and taken back, leaving every
+        node as it was)."""
+        cluster = self.cluster
+        prior = {n.id: n.empty_since for n in cluster.nodes.values() if n.pool == pool}
+        if not cluster.place(idx, pool, pods):
+            return False
+        cluster.release(idx, now)
+        for node_id, since in prior.items():
+            cluster.nodes[node_id].empty_since = since
+        return True
 
     def _start(self, run: Run, pool: int, now: float) -> None:
         rate = 1.0
@@ -477,6 +553,8 @@ class Engine:
                 run.downtime += max(0.0, end - run.down_since)
             self.table.store(run)
         self.fleet.bill_all(end)
+        if self.cpu:
+            self.cpu_node_hours = self.cpu.bill_all(end)
         for pool in range(len(self.pools)):
             self._sample(pool, end)
         self._warn()

@@ -22,7 +22,10 @@ class Event(IntEnum):
     RELEASE = 5  # a preempted workload's pods are gone: a = workload, b = run generation
     WINDOW_OPEN = 6  # a capacity block starts (sim.purchase): a = pool, b = its commitment index
     WINDOW_CLOSE = 7  # a purchased node's time is up (block end, flex-start max run): a = node
+    CPU_READY = 8  # a requested CPU-pool node becomes ready: a = its id (sim/cpu_nodes.py)
 
 
 # Plain ints for the event loop (comparing IntEnum members is slower than comparing ints).
-FINISH, READY, LOSS, SCALE_DOWN, INJECT, RELEASE, WINDOW_OPEN, WINDOW_CLOSE = (int(e) for e in Event)
+FINISH, READY, LOSS, SCALE_DOWN, INJECT, RELEASE, WINDOW_OPEN, WINDOW_CLOSE, CPU_READY = (
+    int(e) for e in Event
+)

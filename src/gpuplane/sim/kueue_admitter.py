@@ -63,10 +63,18 @@ class KueueAdmitter:
             flavors = [o for o in parsed.objects if isinstance(o, ResourceFlavor)]
             self.snap.tas = topology.tas_state(flavors, {p.name: p.per_node for p in pools})
         # CPU-only pod sets (Ray heads, MPI launchers) go to Kueue with their cpu/memory, so they
-        # take the flavor (and quota) Kueue gives them; they are not placed on nodes.
+        # take the flavor (and quota) Kueue gives them; the engine places them on that flavor's
+        # CPU pool (sim/cpu_nodes.py).
         self.gpu_pod_sets: dict[int, int] = {}
         #: Admissions of CPU-only pod sets, by the flavor of their cpu ("" when they request nothing).
         self.cpu_flavors: dict[str, int] = {}
+        #: The pool of the flavor each admitted workload's first CPU-only pod set got (its node label).
+        self.cpu_assignment: dict[int, str] = {}
+        self._flavor_pool_name = {
+            o.name: o.node_labels.get(LABEL_POOL, o.name)
+            for o in parsed.objects
+            if isinstance(o, ResourceFlavor)
+        }
 
     @staticmethod
     def _flavor_pools(objects: list[object], pools: list[PoolModel]) -> dict[str, int]:
@@ -152,6 +160,7 @@ class KueueAdmitter:
         """Release the quota of a workload that ended."""
         self.snap.now = now
         self.gpu_pod_sets.pop(wl, None)
+        self.cpu_assignment.pop(wl, None)
         key = self.keys.pop(wl)
         del self.index[key]
         if self.rates:
@@ -178,9 +187,11 @@ class KueueAdmitter:
         for adm in result.admitted:
             n = self.gpu_pod_sets[index[adm.workload]]
             pools = tuple(self._pool_of(ps.flavors) for ps in adm.pod_sets[:n])
-            for ps in adm.pod_sets[n:]:
+            for i, ps in enumerate(adm.pod_sets[n:]):
                 flavor = ps.flavors.get("cpu") or next(iter(ps.flavors.values()), "")
                 self.cpu_flavors[flavor] = self.cpu_flavors.get(flavor, 0) + 1
+                if i == 0:
+                    self.cpu_assignment[index[adm.workload]] = self._flavor_pool_name.get(flavor, flavor)
             out.admitted.append((index[adm.workload], pools))
             if topology is not None:
                 self._rate(index[adm.workload], adm.pod_sets[:n], pools)

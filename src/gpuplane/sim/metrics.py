@@ -206,7 +206,12 @@ def summarize(
     ]
     units = _accepted(outcome, config)
     allocated_h = sum(h.allocated for h in hours)
-    extra = overheads.for_window(window_h, accepted_units=units, gpu_hours=allocated_h)
+    extra = overheads.for_window(
+        window_h,
+        accepted_units=units,
+        gpu_hours=allocated_h,
+        cpu_node_hours=outcome.cpu_node_hours or None,  # the CPU nodes the twin ran (sim/cpu_nodes.py)
+    )
     total = sum_breakdowns(pool_costs, currency) + extra
     reasons = Counter(outcome.pending_reasons.values())
     so_far, class_waits = _waits_so_far(outcome)

@@ -9,6 +9,7 @@ from gpuplane.kueue.frozen import frozen_heap
 from gpuplane.sim import kueue_admitter as _builtin_admitters  # noqa: F401  (registers "kueue")
 from gpuplane.sim.admitters import AdmissionSetup, AdmitterFactory, TeamQueue, admitter_factory
 from gpuplane.sim.config import SimConfig
+from gpuplane.sim.cpu_nodes import CpuPool
 from gpuplane.sim.engine import Engine, Outcome, Progress
 from gpuplane.sim.pools import PoolModel, pool_models
 from gpuplane.sim.requests import cpu_pod_note, shared_resource
@@ -51,6 +52,7 @@ def simulate(
 
     `admitter` is a registered admitter's name (sim/admitters.py) or a factory.
     """
+    from gpuplane.sim.cpu_nodes import cpu_pools
     from gpuplane.sim.topology import twin_topology
 
     return simulate_objects(
@@ -63,6 +65,7 @@ def simulate(
         progress=progress,
         admitter=admitter,
         topology=twin_topology(spec),
+        cpu_pools=cpu_pools(spec),
     )
 
 
@@ -77,14 +80,15 @@ def simulate_objects(
     progress: Progress | None = None,
     admitter: str | AdmitterFactory = "kueue",
     topology: Any = None,
+    cpu_pools: Sequence[CpuPool] = (),
 ) -> Outcome:
     """Replay workloads on explicit pools and Kueue objects (tests, what-ifs on hand-made setups)."""
     built = admitter_factory(admitter)(AdmissionSetup(objects, pools, teams, fair_sharing, topology))
-    engine = Engine(pools, [t.name for t in teams], built, config, shared_resource(pools))
+    engine = Engine(pools, [t.name for t in teams], built, config, shared_resource(pools), cpu_pools)
     with frozen_heap():  # the workloads, pools and Kueue state live the whole run (issue 23)
         outcome = engine.run(workloads, progress)
     outcome.warnings.extend(built.notes)
-    note = cpu_pod_note(workloads, getattr(built, "cpu_flavors", None))
+    note = cpu_pod_note(workloads, getattr(built, "cpu_flavors", None), {p.name for p in cpu_pools})
     if note is not None:
         outcome.warnings.append(note)
     topology_notes = getattr(built, "topology_notes", None)

@@ -197,20 +197,27 @@ def cpu_only_pod_sets(w: Workload) -> tuple[str, ...]:
     return tuple(ps.name for ps in w.pod_sets if ps.count > 0 and ps.gpus_per_pod <= 0 and not ps.mig_profile)
 
 
-def cpu_pod_note(workloads: Sequence[Workload], admitted: Mapping[str, int] | None) -> str | None:
-    """What the twin says about CPU-only pod sets, or None when the workload has none.
+def cpu_pod_note(
+    workloads: Sequence[Workload],
+    admitted: Mapping[str, int] | None,
+    cpu_pools: AbstractSet[str] = frozenset(),
+) -> str | None:
+    """What the twin says about CPU-only pod sets it did not place, or None when there are none.
 
     The twin's Kueue admits them with their cpu and memory (so they take the flavor and quota
     Kueue gives them: render's CPU flavors come first, so a CPU pool's), `admitted` counting those
-    admissions by flavor; they are not placed on nodes and cost nothing in the twin (no CPU nodes).
+    admissions by flavor. Those admitted to a CPU pool's flavor (`cpu_pools`) are placed on its
+    nodes and costed (sim/cpu_nodes.py); the others (no CPU pool in the spec, so a GPU flavor)
+    are not placed on nodes nor costed, and the note says so.
     """
     with_cpu = [w for w in workloads if cpu_only_pod_sets(w)]
-    if not with_cpu:
+    elsewhere = {f: n for f, n in (admitted or {}).items() if f not in cpu_pools}
+    if not with_cpu or (cpu_pools and not elsewhere):
         return None
     names = sorted({name for w in with_cpu for name in cpu_only_pod_sets(w)})
-    where = ", ".join(f"{flavor or 'no resources'} x{n}" for flavor, n in sorted((admitted or {}).items()))
+    where = ", ".join(f"{flavor or 'no resources'} x{n}" for flavor, n in sorted(elsewhere.items()))
     return (
         f"{len(with_cpu)} workloads have CPU-only pod sets ({', '.join(names[:5])}"
         f"{', ...' if len(names) > 5 else ''}): Kueue admitted them to flavors {where or '(none yet)'}; "
-        "the twin does not place them on nodes or cost them (it models GPU nodes only)"
+        "the twin places CPU-only pods on CPU pools' nodes only, so these are not placed on nodes or costed"
     )

@@ -105,11 +105,16 @@ def declared_cost_problems(spec: PlatformSpec, at: Locate) -> list[Problem]:
 def cpu_price_warnings(
     spec: PlatformSpec, at: Callable[[tuple[str | int, ...], str], Problem]
 ) -> list[Problem]:
-    """A warning per CPU pool without a `costs.pools` price (the CPU nodes' term is not declared)."""
+    """A warning per CPU pool without a price, neither `costs.pools` nor a catalog row for its VM
+    size (the CPU nodes' term is then not declared)."""
     out = []
+    catalog = load_catalog()
     for index, pool in enumerate(spec.node_pools):
         override = spec.costs.pools.get(pool.name)
-        if not pool.is_gpu and (override is None or override.on_demand_hourly is None):
+        row = (
+            catalog.price(spec.cluster.provider, pool.vm_size, spec.cluster.region) if pool.vm_size else None
+        )
+        if not pool.is_gpu and row is None and (override is None or override.on_demand_hourly is None):
             out.append(
                 at(
                     ("nodePools", index, "name"),
