@@ -22,6 +22,7 @@ from typer.core import TyperGroup
 from typer.exceptions import Abort
 
 from gpuplane import __version__, inputs
+from gpuplane.twinbuild import describe
 from gpuplane.cli.helptext import tidy
 from gpuplane.cli.stdout import StdoutClosed, guarded, silence
 from gpuplane.errors import (
@@ -117,12 +118,13 @@ app = typer.Typer(
 
 
 def twin_build(module_file: str | None = None) -> str:
-    """Which build of the twin runs: mypyc-compiled extensions (scripts/compile_twin.py) or Python."""
+    """Which build of the twin runs: mypyc-compiled extensions (a wheel's, or a checkout's copy in
+    build/compiled; see gpuplane/twinbuild.py) or pure Python."""
     if module_file is None:
         from gpuplane.kueue import scheduler
 
         module_file = scheduler.__file__ or ""
-    return "compiled with mypyc" if module_file.endswith((".so", ".pyd")) else "pure Python"
+    return describe(module_file)
 
 
 def _version(value: bool) -> None:
