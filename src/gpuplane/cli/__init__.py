@@ -22,7 +22,6 @@ from typer.core import TyperGroup
 from typer.exceptions import Abort
 
 from gpuplane import __version__, inputs
-from gpuplane.twinbuild import describe
 from gpuplane.cli.helptext import tidy
 from gpuplane.cli.stdout import StdoutClosed, guarded, silence
 from gpuplane.errors import (
@@ -34,6 +33,7 @@ from gpuplane.errors import (
     exit_codes_help,
 )
 from gpuplane.swap import Terminated, terminating_raises
+from gpuplane.twinbuild import describe
 
 EXIT_CODES_HELP = exit_codes_help()
 
