@@ -53,7 +53,9 @@ def test_a_current_copy_is_loaded(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert _attach(package) == (True, [str(copy / "gpuplane")])
 
 
-def test_a_copy_built_from_other_sources_is_never_loaded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_copy_built_from_other_sources_is_never_loaded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv(twinbuild.PURE_ENV, raising=False)
     package, _ = _fake_checkout(tmp_path)
     source = package / "kueue" / "scheduler.py"
@@ -78,7 +80,9 @@ def test_any_change_to_the_sources_makes_the_copy_stale(
     assert _attach(package) == (False, [str(package)])
 
 
-def test_a_touched_but_unchanged_source_keeps_the_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_touched_but_unchanged_source_keeps_the_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv(twinbuild.PURE_ENV, raising=False)
     package, copy = _fake_checkout(tmp_path)
     source = package / "kueue" / "scheduler.py"
@@ -139,7 +143,12 @@ def _run(args: list[str], cwd: Path, pure: bool) -> subprocess.CompletedProcess[
     if pure:
         env[twinbuild.PURE_ENV] = "1"
     return subprocess.run(
-        [sys.executable, "-m", "gpuplane", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
+        [sys.executable, "-m", "gpuplane", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
 
 
@@ -151,7 +160,9 @@ def test_the_checkouts_compiled_twin_says_so_and_writes_what_the_pure_twin_write
     for pure in (True, False):
         version = _run(["--version"], tmp_path, pure)
         assert version.returncode == 0, version.stderr
-        assert version.stdout.strip().endswith("(twin: pure Python)" if pure else "(twin: compiled with mypyc)")
+        assert version.stdout.strip().endswith(
+            "(twin: pure Python)" if pure else "(twin: compiled with mypyc)"
+        )
         name = tmp_path / ("pure.json" if pure else "compiled.json")
         done = _run(["simulate", "-q", "--json", str(name)], tmp_path, pure)
         assert done.returncode == 0, done.stderr[-2000:]
