@@ -86,4 +86,5 @@ def _extensions() -> list[Any]:
     return extensions
 
 
-setup(ext_modules=_extensions(), cmdclass={"build_ext": OptionalBuildExt})
+if __name__ == "__main__":  # (setuptools' build backend runs this file as __main__; tests import it)
+    setup(ext_modules=_extensions(), cmdclass={"build_ext": OptionalBuildExt})

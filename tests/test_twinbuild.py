@@ -168,3 +168,37 @@ def test_the_checkouts_compiled_twin_says_so_and_writes_what_the_pure_twin_write
         assert done.returncode == 0, done.stderr[-2000:]
         outputs[pure] = name.read_bytes()
     assert json.loads(outputs[True]) and outputs[True] == outputs[False]
+
+
+GOOD_C = """
+#include <Python.h>
+static struct PyModuleDef def = {PyModuleDef_HEAD_INIT, "good", NULL, -1, NULL};
+PyMODINIT_FUNC PyInit_good(void) { return PyModule_Create(&def); }
+"""
+
+
+def test_a_failing_compile_leaves_no_extension_and_says_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # setup.py's build_ext on two extensions: the first compiles, the second is not C; the wheel
+    # must then hold neither (a part of a mypyc build cannot run), and the build says why
+    if twinbuild.compiler_missing() is not None:
+        pytest.skip("no C compiler here")
+    setuptools = importlib.import_module("setuptools")  # (no type stubs here)
+    Distribution, Extension = setuptools.Distribution, setuptools.Extension
+
+    spec = importlib.util.spec_from_file_location("gpuplane_setup", REPO / "setup.py")
+    assert spec is not None and spec.loader is not None
+    setup_py = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(setup_py)  # defines the hook; setup() runs only as __main__
+    (tmp_path / "good.c").write_text(GOOD_C, encoding="utf-8")
+    (tmp_path / "bad.c").write_text("this is not C;\n", encoding="utf-8")
+    extensions = [Extension("good", [str(tmp_path / "good.c")]), Extension("bad", [str(tmp_path / "bad.c")])]
+    command = setup_py.OptionalBuildExt(Distribution({"name": "probe", "ext_modules": extensions}))
+    command.build_lib, command.build_temp = str(tmp_path / "lib"), str(tmp_path / "tmp")
+    command.ensure_finalized()
+    command.run()
+    assert (tmp_path / "tmp").is_dir()  # the compiler ran (good.c was compiled) ...
+    assert not [p for p in (tmp_path / "lib").rglob("*") if p.is_file()]  # ... and nothing is kept
+    assert command.extensions == []
+    assert "gpuplane build: pure Python: compiling the twin failed (CompileError" in capsys.readouterr().err
