@@ -1,76 +1,57 @@
 """Build a copy of gpuplane whose twin hot paths are compiled with mypyc, or say why not.
 
-    python scripts/compile_twin.py build/compiled      # then: PYTHONPATH=build/compiled gpuplane ...
+    python scripts/compile_twin.py [build/compiled]
 
-The copy is the whole package (src/gpuplane) with the modules below compiled to C extensions
-next to their sources; anything else stays Python. Nothing in src/ is touched, so an editable
-install never runs a stale extension. The copy is rebuilt only when a source file changed (a
-hash of src/gpuplane is kept in DEST/.compiled). When mypyc or a C compiler is missing, or
-compilation fails, DEST is removed and the reason printed: whoever uses DEST then gets the pure
-Python package (exit status 0 either way; `make bench` prints which one ran).
+The copy is the whole package (src/gpuplane) with the modules `gpuplane.twinbuild.compiled_modules`
+lists compiled to C extensions next to their sources; anything else stays Python. Nothing in src/ is
+touched. A checkout's `import gpuplane` loads the copy only while its stamp (DEST/.compiled) matches
+the sources (see gpuplane/twinbuild.py), so a stale extension never runs; `PYTHONPATH=DEST` runs it
+too (what `make bench` does). The copy is rebuilt only when a source file changed. When no C
+compiler is there, mypyc is missing or compilation fails, DEST is removed and the reason printed:
+the pure-Python package then runs (exit status 0 either way; `gpuplane --version` says which runs).
+GPUPLANE_PURE=1 skips the build (and keeps the package from loading DEST).
 """
 
 from __future__ import annotations
 
-import hashlib
+import importlib.util
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 REPO = Path(__file__).resolve().parents[1]
 SOURCE = REPO / "src" / "gpuplane"
-#: Modules left uncompiled in kueue/: objects (its frozen records stay deep-copyable; mypyc ones
-#: are not) and the package face.
-KUEUE_PURE = ("__init__.py", "objects.py")
-#: The modules of the twin's event loop and of Kueue admission (what a simulation spends its time in):
-#: every module of kueue/ (the admission the twin imports; explain lives in gpuplane/explain) except
-#: KUEUE_PURE, the quantity grammar, and the simulator's hot modules.
-MODULES = [
-    *(f"kueue/{p.name}" for p in sorted((SOURCE / "kueue").glob("*.py")) if p.name not in KUEUE_PURE),
-    "kube/quantity.py",
-    *(
-        f"sim/{name}.py"
-        for name in (
-            "events",
-            "progress",
-            "requests",
-            "state",
-            "runs",
-            "series",
-            "cluster",
-            "autoscaler",
-            "contention",
-            "fleet",
-            "kueue_admitter",
-            "engine",
-        )
-    ),
-]
 
 
-def source_hash() -> str:
-    """A hash of every file of the package and of the module list (a change means a rebuild)."""
-    digest = hashlib.sha256("\n".join(MODULES).encode())
-    for path in sorted(SOURCE.rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts:
-            digest.update(str(path.relative_to(SOURCE)).encode())
-            digest.update(path.read_bytes())
-    return digest.hexdigest()
+def _twinbuild() -> ModuleType:
+    """gpuplane/twinbuild.py loaded on its own (importing gpuplane would attach the copy being built)."""
+    spec = importlib.util.spec_from_file_location("_gpuplane_twinbuild", SOURCE / "twinbuild.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def build(dest: Path) -> str:
     """Build `dest` (or keep it when up to date); returns what happened, in one line."""
-    stamp = dest / ".compiled"
-    wanted = source_hash()
-    if stamp.exists() and stamp.read_text() == wanted:
+    tb = _twinbuild()
+    if tb.pure_requested():
+        return f"pure Python: {tb.PURE_ENV} is set (no build; an existing copy is not loaded)"
+    if tb.copy_is_current(dest, SOURCE):
         return f"compiled twin in {dest} is up to date"
     shutil.rmtree(dest, ignore_errors=True)
+    missing = tb.compiler_missing()
+    if missing is not None:
+        return f"pure Python: {missing}"
+    modules = tb.compiled_modules(SOURCE)
+    stamp = tb.stamp_text(SOURCE)  # taken before the copy: a source changed meanwhile means a rebuild
     dest.mkdir(parents=True)
-    shutil.copytree(SOURCE, dest / "gpuplane", ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    shutil.copytree(SOURCE, dest / "gpuplane", ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyd"))
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "mypyc", *(f"gpuplane/{m}" for m in MODULES)],
+            [sys.executable, "-m", "mypyc", *(f"gpuplane/{m}" for m in modules)],
             cwd=dest,
             capture_output=True,
             text=True,
@@ -83,15 +64,15 @@ def build(dest: Path) -> str:
         tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
         return "pure Python: mypyc could not compile the twin (" + " | ".join(tail) + ")"
     shutil.rmtree(dest / "build", ignore_errors=True)
-    stamp.write_text(wanted)
-    return f"compiled twin built in {dest} ({len(MODULES)} modules)"
+    (dest / tb.STAMP).write_text(stamp, encoding="utf-8")
+    return f"compiled twin built in {dest} ({len(modules)} modules)"
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
+    if len(argv) > 1:
         print(__doc__, file=sys.stderr)
         return 2
-    print(build(Path(argv[0]).resolve()), flush=True)
+    print(build(Path(argv[0] if argv else REPO / "build" / "compiled").resolve()), flush=True)
     return 0
 
 

@@ -3,6 +3,13 @@
 from __future__ import annotations
 
 import os
+
+# The suite runs the pure-Python package in-process (tests monkeypatch module functions, which mypyc's
+# compiled modules do not allow), even where `make` built the compiled copy: set before anything
+# imports gpuplane (gpuplane/twinbuild.py: PURE_ENV). tests/test_twinbuild.py and tests/test_wheel.py
+# run the compiled builds in subprocesses and compare their outputs with these.
+os.environ.setdefault("GPUPLANE_PURE", "1")
+
 from pathlib import Path
 
 import pytest

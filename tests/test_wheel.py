@@ -10,6 +10,7 @@ so that nothing the build writes (build/, *.egg-info) lands in the checkout.
 from __future__ import annotations
 
 import ast
+import importlib.util
 import json
 import os
 import shutil
@@ -22,6 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
+
+from gpuplane import twinbuild
+from gpuplane.cli import app, twin_build
 
 REPO = Path(__file__).resolve().parents[1]
 PIP = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input"]
@@ -60,11 +65,26 @@ RUNTIME_DATA = {
 
 @dataclass(frozen=True)
 class Built:
-    """The wheel's file names, the package files of the copied checkout, and the install folder."""
+    """The wheel's file names, the package files of the copied checkout, the install folder and what
+    the build printed."""
 
     names: frozenset[str]
     sources: frozenset[str]
     site: Path
+    log: str
+
+
+#: mypyc's shared runtime library of the compiled twin (setup.py: group_name), top level in the wheel.
+MYPYC_RUNTIME = "gpuplane_twin__mypyc"
+
+
+def _extension(name: str) -> bool:
+    return name.endswith((".so", ".pyd"))
+
+
+def _can_compile() -> bool:
+    """Whether setup.py can compile the twin here (a C compiler and mypyc)."""
+    return twinbuild.compiler_missing() is None and importlib.util.find_spec("mypyc") is not None
 
 
 def _checkout_copy(dest: Path) -> Path:
@@ -93,26 +113,39 @@ def _package_files(root: Path) -> frozenset[str]:
     )
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
+def _build(work: Path, env: dict[str, str]) -> Built:
+    """The wheel built from a copy of the checkout with `env`, and installed into work/site."""
     if shutil.which("git") is None or not (REPO / ".git").exists():
         pytest.skip("the wheel is built from the files git knows: this is not a git checkout")
-    work = tmp_path_factory.mktemp("wheel")
     checkout = _checkout_copy(work / "checkout")
     dist, site = work / "dist", work / "site"
-    build = ["wheel", str(checkout), "-w", str(dist), "--no-deps", "--no-build-isolation", "--no-index", "-q"]
-    subprocess.run([*PIP, *build], check=True, capture_output=True, text=True, timeout=300)
+    build = ["wheel", str(checkout), "-w", str(dist), "--no-deps", "--no-build-isolation", "--no-index", "-v"]
+    # mypyc's compile of the twin takes about a CPU-minute; a loaded machine needs more wall time.
+    done = subprocess.run([*PIP, *build], check=True, capture_output=True, text=True, timeout=1200, env=env)
     (wheel,) = dist.glob("gpuplane-*.whl")
     install = ["install", "--no-deps", "--no-index", "--target", str(site), str(wheel), "-q"]
     subprocess.run([*PIP, *install], check=True, capture_output=True, text=True, timeout=300)
     with zipfile.ZipFile(wheel) as archive:
         names = frozenset(i.filename for i in archive.infolist() if not i.is_dir())
-    return Built(names, _package_files(checkout), site)
+    return Built(names, _package_files(checkout), site, done.stdout + done.stderr)
+
+
+def _build_env(**extra: str) -> dict[str, str]:
+    """The environment of a user's build: no GPUPLANE_PURE (the suite sets it for itself)."""
+    return {**{k: v for k, v in os.environ.items() if k != twinbuild.PURE_ENV}, **extra}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    """The wheel as `pip install .` builds it on this machine (compiled when it can be)."""
+    return _build(tmp_path_factory.mktemp("wheel"), _build_env())
 
 
 def test_the_wheel_holds_only_the_gpuplane_package_and_its_metadata(built: Built) -> None:
     tops = {name.split("/")[0] for name in built.names}
-    assert tops == {"gpuplane", "gpuplane-0.1.0.dist-info"}
+    runtime = {t for t in tops if t.startswith(f"{MYPYC_RUNTIME}.") and _extension(t)}
+    assert tops - runtime == {"gpuplane", "gpuplane-0.1.0.dist-info"}
+    assert len(runtime) == (1 if _can_compile() else 0), runtime
 
 
 def test_no_test_module_or_test_support_module_is_in_the_wheel(built: Built) -> None:
@@ -124,9 +157,21 @@ def test_no_test_module_or_test_support_module_is_in_the_wheel(built: Built) -> 
 
 
 def test_every_package_file_and_every_runtime_data_file_is_in_the_wheel(built: Built) -> None:
-    package = {name for name in built.names if name.startswith("gpuplane/")}
+    package = {name for name in built.names if name.startswith("gpuplane/") and not _extension(name)}
     assert package >= RUNTIME_DATA
     assert package == built.sources  # a data file of a new kind would be missing here
+
+
+def test_the_wheel_holds_the_compiled_twin_beside_its_sources_when_it_can_be_built(built: Built) -> None:
+    extensions = {name for name in built.names if name.startswith("gpuplane/") and _extension(name)}
+    compiled = {f"gpuplane/{m}" for m in twinbuild.compiled_modules(REPO / "src" / "gpuplane")}
+    if not _can_compile():
+        assert extensions == set() and "gpuplane build: pure Python:" in built.log
+        return
+    # each compiled module is one extension named after it (gpuplane/kueue/scheduler.cpython-311-....so)
+    assert {name.split(".")[0] + ".py" for name in extensions} == compiled
+    assert compiled <= built.names  # the sources ship too (tracebacks, and the pure fallback's files)
+    assert f"compiling {len(compiled)} twin modules with mypyc" in built.log
 
 
 def _code_strings(tree: ast.AST) -> Iterator[str]:
@@ -228,3 +273,46 @@ def test_the_installed_console_script_starts(built: Built, tmp_path: Path) -> No
         check=False,
     )
     assert done.returncode == 0 and "0.1.0" in done.stdout, done.stdout + done.stderr
+    expected = "compiled with mypyc" if _can_compile() else "pure Python"
+    assert done.stdout.strip() == f"gpuplane 0.1.0 (twin: {expected})"
+
+
+def test_the_installed_twin_simulates_byte_for_byte_what_the_pure_package_does(
+    built: Built, tmp_path: Path
+) -> None:
+    # the built-in example as the wheel (compiled where it can be) runs it, and as this suite's pure
+    # package does in-process: deterministic outputs may not depend on the build
+    args = ["simulate", "--horizon-hours", "12", "-q", "--json"]
+    env = {**os.environ, "PYTHONPATH": str(built.site)}
+    script = built.site / "bin" / "gpuplane"
+    done = subprocess.run(
+        [sys.executable, str(script), *args, "wheel.json"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    pure = CliRunner().invoke(app, [*args, str(tmp_path / "pure.json")])
+    assert pure.exit_code == 0, pure.output
+    assert twin_build() == "pure Python"
+    assert (tmp_path / "wheel.json").read_bytes() == (tmp_path / "pure.json").read_bytes()
+
+
+def test_without_a_compiler_the_wheel_is_pure_python_and_says_so(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    fallback = _build(tmp_path_factory.mktemp("pure-wheel"), _build_env(CC="/nonexistent/cc"))
+    assert not any(_extension(name) for name in fallback.names)
+    assert "gpuplane build: pure Python: no C compiler ('/nonexistent/cc' not found)" in fallback.log
+    done = subprocess.run(
+        [sys.executable, str(fallback.site / "bin" / "gpuplane"), "--version"],
+        env={**os.environ, "PYTHONPATH": str(fallback.site)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.stdout.strip() == "gpuplane 0.1.0 (twin: pure Python)", done.stdout + done.stderr

@@ -33,6 +33,7 @@ from gpuplane.errors import (
     exit_codes_help,
 )
 from gpuplane.swap import Terminated, terminating_raises
+from gpuplane.twinbuild import describe
 
 EXIT_CODES_HELP = exit_codes_help()
 
@@ -117,12 +118,13 @@ app = typer.Typer(
 
 
 def twin_build(module_file: str | None = None) -> str:
-    """Which build of the twin runs: mypyc-compiled extensions (scripts/compile_twin.py) or Python."""
+    """Which build of the twin runs: mypyc-compiled extensions (a wheel's, or a checkout's copy in
+    build/compiled; see gpuplane/twinbuild.py) or pure Python."""
     if module_file is None:
         from gpuplane.kueue import scheduler
 
         module_file = scheduler.__file__ or ""
-    return "compiled with mypyc" if module_file.endswith((".so", ".pyd")) else "pure Python"
+    return describe(module_file)
 
 
 def _version(value: bool) -> None:

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
+from gpuplane.cli.liveline import LiveLine, for_stderr, simulated
 from gpuplane.vocab import ANNOTATION_EXPECTED_RUNTIME
+
+if TYPE_CHECKING:
+    from gpuplane.explain.eta import EtaProgress, EtaTick
 
 
 class Output(StrEnum):
@@ -77,6 +82,12 @@ def explain(
             "(Node objects in the input are checked the same way).",
         ),
     ] = None,
+    quiet: Annotated[
+        bool,
+        typer.Option(
+            "--quiet", "-q", help="With --eta: no progress line (shown on a terminal after 2 s otherwise)."
+        ),
+    ] = False,
 ) -> None:
     """Explain Kueue admission: what gets admitted, what is preempted, why each workload waits,
     what happens to jobs you submit (-f job.yaml) and, with --eta, when they get in."""
@@ -84,13 +95,32 @@ def explain(
     from gpuplane.explain.eta import EtaOptions
 
     options = ExplainOptions(cycles=cycles, fair_sharing=fair_sharing or None)
+    line = for_stderr(sys.stderr, quiet)
     if eta:
-        options.eta = EtaOptions(assume_runtime=assume_runtime(assume_runtime_text))
-    result = run(Sources(files or [], kubeconfig, context, timeout), options, spec)
+        progress = eta_progress(line) if line.enabled else None
+        options.eta = EtaOptions(assume_runtime=assume_runtime(assume_runtime_text), progress=progress)
+    try:
+        result = run(Sources(files or [], kubeconfig, context, timeout), options, spec)
+    finally:
+        line.close()  # also on Ctrl-C: the "interrupted" line starts on a clean line
     if output == Output.json:
         typer.echo(dumps(result.snap, result.results, result), nl=False)
     else:
         print_tables(Console(highlight=False, soft_wrap=False), result.snap, result.results, result)
+
+
+def eta_progress(line: LiveLine) -> EtaProgress:
+    """Progress of `--eta` on the line: simulated time reached, workloads estimated, backlog, rate."""
+
+    def progress(tick: EtaTick) -> None:
+        if line.due():
+            rate = tick.estimated / max(line.elapsed(), 1e-9)
+            line.show(
+                f"estimating: {simulated(tick.now / 86400.0)}, {tick.estimated:,} of {tick.targets:,} "
+                f"workloads estimated, {tick.backlog():,} pending, {rate:,.0f} workloads/s"
+            )
+
+    return progress
 
 
 def register(app: typer.Typer) -> None:

@@ -119,7 +119,7 @@ def _eta_options(opt: eta_mod.EtaOptions, parsed: Parsed) -> eta_mod.EtaOptions:
     for obj in parsed.objects:
         if isinstance(obj, Workload) and obj.runtime_hint is not None:
             runtimes.setdefault(obj.key, obj.runtime_hint)
-    return eta_mod.EtaOptions(opt.assume_runtime, runtimes, opt.resolution, opt.horizon)
+    return eta_mod.EtaOptions(opt.assume_runtime, runtimes, opt.resolution, opt.horizon, opt.progress)
 
 
 def explain_input(parsed: Parsed, options: ExplainOptions | None = None) -> Explanation:

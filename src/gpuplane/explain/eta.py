@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from gpuplane.durations import format_duration
@@ -56,14 +56,37 @@ class Eta:
         }
 
 
+@dataclass(frozen=True)
+class EtaTick:
+    """Where a forward run is, after the cycles of one instant: `now` seconds of simulated time past
+    the snapshot, `estimated` of `targets` pending workloads given an ETA (admitted, or never),
+    `waiting` still without one. `backlog()` counts every pending workload of the snapshot (all
+    ClusterQueues; walked only when called)."""
+
+    now: float
+    estimated: int
+    waiting: int
+    targets: int
+    snap: Snapshot
+
+    def backlog(self) -> int:
+        return sum(len(s.queue) for s in self.snap.cqs.values())
+
+
+#: Called after each instant of a forward run (a progress line); it only reads.
+EtaProgress = Callable[[EtaTick], None]
+
+
 @dataclass
 class EtaOptions:
-    """Runtimes (seconds, per workload key, with where each comes from) and the simulation limits."""
+    """Runtimes (seconds, per workload key, with where each comes from) and the simulation limits;
+    `progress` is told where the run is after each instant (it changes nothing)."""
 
     assume_runtime: float = 7200.0
     runtimes: Mapping[str, tuple[float, str]] = field(default_factory=dict)
     resolution: float = 60.0
     horizon: float = 30 * 86400.0
+    progress: EtaProgress | None = None
 
 
 def never_reason(snap: Snapshot, wl: Workload) -> str | None:
@@ -221,6 +244,7 @@ def estimate(
             out[key] = Eta(key, NEVER, None, f"never under the current quota: {why}")
         else:
             waiting.add(key)
+    pending = len(out) + len(waiting)
     fwd = _Forward(snap, opt)
     for wl in snap.admitted():
         started = wl.quota_reserved_time if wl.quota_reserved_time is not None else snap.now
@@ -232,6 +256,10 @@ def estimate(
             # (what `waiting -= set(fwd.admitted_at)` did, without a walk over every admission so far:
             # only the keys this instant admitted can leave `waiting`, unless preempted since)
             waiting.difference_update(k for k in fwd.newly if k in fwd.admitted_at)
+            if opt.progress is not None:
+                opt.progress(
+                    EtaTick(snap.now - fwd.start, pending - len(waiting), len(waiting), pending, snap)
+                )
             if not waiting or not fwd.advance():
                 break
     if notes is not None:
