@@ -217,7 +217,7 @@ def run_command(
     plan = load_plan(directory)
     evidence = Evidence(output)
     evidence.check()
-    cluster = connect(kubeconfig, context)
+    cluster = connect(kubeconfig, context, timeout)
     evidence.secrets = cluster.secrets
     run_id = secrets.token_hex(4)
     _confirm(
@@ -228,6 +228,7 @@ def run_command(
         yes,
     )
     evidence.start(skeleton_files(plan.info, plan.manifests))
+    cluster.client.start()  # the deadline counts from here, not from the prompt
     runner = Runner(
         cluster,
         plan,
