@@ -1,4 +1,8 @@
-"""The one Kubernetes API client: `connect(kubeconfig, context)` and read-only GETs, bounded.
+"""The one Kubernetes API client: `connect(kubeconfig, context)`, bounded, one map of failures.
+
+Used by every engine that reaches a cluster: explain and audit `--kubeconfig` (read-only GETs,
+`Client.get`) and `acceptance run` (typed calls of the official client on `Client.api_client`,
+each inside `Client.calling` with `_request_timeout=Client.request_timeout(...)`).
 
 Every call has a connect and a read timeout (`limits().api_connect_timeout`, `api_read_timeout`)
 and the client has an overall deadline (`--timeout`): no call waits past it. Every failure is
