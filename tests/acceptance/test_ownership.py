@@ -307,9 +307,9 @@ def test_cli_prints_what_remains_on_an_interrupt(
     _, kubeconfig = replay
     clock = clock_type(interrupt_at={1, 2})
     monkeypatch.setattr(runner_module, "POLL_S", 0.0)
-    monkeypatch.setattr("gpuplane.cli.acceptance.time.time", clock)
-    monkeypatch.setattr("gpuplane.cli.acceptance.time.sleep", clock.sleep)
-    monkeypatch.setattr("gpuplane.cli.acceptance.secrets.token_hex", lambda n: RUN)
+    monkeypatch.setattr("gpuplane.acceptance.command.time.time", clock)
+    monkeypatch.setattr("gpuplane.acceptance.command.time.sleep", clock.sleep)
+    monkeypatch.setattr("gpuplane.acceptance.command.secrets.token_hex", lambda n: RUN)
     bundle = tmp_path / "evidence"
     suite = _suite(tmp_path, 2)
     result = CliRunner().invoke(
@@ -329,9 +329,9 @@ def test_cli_says_nothing_remains_when_cleanup_finished_after_an_interrupt(
     state, kubeconfig = replay
     clock = TermClock(interrupt_at={1})
     monkeypatch.setattr(runner_module, "POLL_S", 0.0)
-    monkeypatch.setattr("gpuplane.cli.acceptance.time.time", clock)
-    monkeypatch.setattr("gpuplane.cli.acceptance.time.sleep", clock.sleep)
-    monkeypatch.setattr("gpuplane.cli.acceptance.secrets.token_hex", lambda n: RUN)
+    monkeypatch.setattr("gpuplane.acceptance.command.time.time", clock)
+    monkeypatch.setattr("gpuplane.acceptance.command.time.sleep", clock.sleep)
+    monkeypatch.setattr("gpuplane.acceptance.command.secrets.token_hex", lambda n: RUN)
     suite = _suite(tmp_path, 2)
     args = ["acceptance", "run", str(suite), "--kubeconfig", str(kubeconfig), "--yes"]
     result = CliRunner().invoke(app, [*args, "-o", str(tmp_path / "b")])

@@ -203,9 +203,9 @@ def test_cli_run_asks_first_and_writes_a_bundle_that_opens_in_chromium(
     assert refused.exit_code == 2 and "pass --yes" in refused.output and state.calls == []
     clock = FakeClock(START)
     monkeypatch.setattr(runner_module, "POLL_S", 0.0)
-    monkeypatch.setattr("gpuplane.cli.acceptance.time.time", clock)
-    monkeypatch.setattr("gpuplane.cli.acceptance.time.sleep", clock.sleep)
-    monkeypatch.setattr("gpuplane.cli.acceptance.secrets.token_hex", lambda n: RUN)
+    monkeypatch.setattr("gpuplane.acceptance.command.time.time", clock)
+    monkeypatch.setattr("gpuplane.acceptance.command.time.sleep", clock.sleep)
+    monkeypatch.setattr("gpuplane.acceptance.command.secrets.token_hex", lambda n: RUN)
     result = CliRunner().invoke(app, [*args, "--yes"])
     assert result.exit_code == 1, result.output  # step 6 was not checked (no --prometheus)
     assert f"create MPIJob {NS}/nccl-allreduce" in result.output
