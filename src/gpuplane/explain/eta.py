@@ -47,6 +47,7 @@ class Eta:
     assumptions: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, object]:
+        """The JSON shape of one estimate."""
         return {
             "workload": self.workload,
             "status": self.status,
