@@ -116,3 +116,26 @@ def test_a_refusing_api_server_is_the_same_exit_3_line_in_every_engine(tmp_path:
     # many were refused (audit/live.py), so only the status is common to the three reasons
     assert all(m["reason"].startswith("HTTP 403") for m in found.values()), found
     assert found["explain"]["reason"] == found["acceptance run"]["reason"] == "HTTP 403 Forbidden"
+
+
+def test_past_the_deadline_a_call_is_refused_unless_it_is_cleanup() -> None:
+    """`request_timeout` cuts the limits to what is left of --timeout and refuses a call past it;
+    cleanup (acceptance run's namespace read and delete) still gets the full limits, once each."""
+    from gpuplane.errors import UpstreamError
+    from gpuplane.kube.client import Client
+    from gpuplane.limits import limits
+
+    full = (float(limits().api_connect_timeout), float(limits().api_read_timeout))
+    client = Client(object(), "https://user:pw@api.example:6443", deadline_s=1e-9)
+    with pytest.raises(UpstreamError, match=r"GET /x: no answer within --timeout 1e-09 s") as caught:
+        client.request_timeout("GET /x")
+    assert "pw" not in str(caught.value) and "Kubernetes API https://***@api.example:6443" in str(
+        caught.value
+    )
+    assert client.request_timeout("DELETE /ns", past_deadline=True) == full
+    roomy = Client(object(), "https://api.example:6443", deadline_s=10.0)
+    connect_s, read_s = roomy.request_timeout("GET /x")
+    assert 0 < connect_s <= 10.0 and 0 < read_s <= 10.0  # cut to the deadline, below both limits
+    roomy.deadline_s = 1e6
+    roomy.start()  # the deadline counts again from now: the limits themselves apply
+    assert roomy.request_timeout("GET /x") == full
