@@ -19,9 +19,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from gpuplane.kueue.eta import EtaOptions
-from gpuplane.kueue.explain import ExplainOptions, explain_input
 
+from gpuplane.explain.command import ExplainOptions, explain_input
+from gpuplane.explain.eta import EtaOptions
 from gpuplane.kueue import preemption, shape_queue
 from gpuplane.kueue.parse import Parsed
 from gpuplane.kueue.reference import reference_engine_on, use_reference_engine

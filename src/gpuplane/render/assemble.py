@@ -21,7 +21,7 @@ from gpuplane.render.common import GPU_OPERATOR_NAMESPACE, cpu_quantity, memory_
 from gpuplane.render.exporter import exporter_manifests
 from gpuplane.render.nodepools import nodepool_file
 from gpuplane.render.output import IndexEntry, RenderResult, index_markdown, index_yaml, yaml_documents
-from gpuplane.spec import derived
+from gpuplane.spec import derived, priority_mechanism
 from gpuplane.spec.models import PlatformSpec
 from gpuplane.vocab import (
     DEVICE_PLUGIN_CONFIG_LABEL,
@@ -86,7 +86,7 @@ def _kueue_files(spec: PlatformSpec, api: str, result: RenderResult) -> None:
     )
     defaults = default_priority.default_priority_objects(spec)
     if defaults:
-        how = default_priority.mechanism(spec)
+        how = priority_mechanism.mechanism(spec)
         result.add_objects(
             "kueue/default-priority.yaml",
             "kueue",
