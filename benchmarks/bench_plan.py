@@ -51,7 +51,7 @@ def _inputs(folder: Path) -> tuple[Path, Path, Path]:
 
 
 def _plan(inputs: tuple[Path, Path, Path], out: Path, *, ray: bool, designs: int) -> tuple[float, Any]:
-    from gpuplane.plan.session import PlanOptions, execute
+    from gpuplane.plan.command import PlanOptions, execute
 
     trace, spec, space = inputs
     options = PlanOptions(spec=spec, workload=trace, space=space, out=out, designs=designs, ray=ray, seed=1)

@@ -130,12 +130,14 @@ class InputError(GpuplaneError):
         return "\n".join(str(p) for p in self.problems)
 
     def lines(self, command: str = "gpuplane") -> list[str]:
+        """One `file:line:col: error: path: message` line per problem."""
         return [str(p) for p in self.problems]
 
     @classmethod
     def single(
         cls, file: str, message: str, *, line: int | None = None, column: int | None = None, path: str = ""
     ) -> InputError:
+        """An error with one problem."""
         return cls([Problem(file=file, line=line, column=column, path=path, message=message)])
 
 
@@ -144,6 +146,7 @@ class OutputError(InputError):
 
     @classmethod
     def at(cls, path: str, message: str) -> OutputError:
+        """An output error about one path."""
         return cls([Problem(file=path, line=None, column=None, path="", message=message)])
 
 

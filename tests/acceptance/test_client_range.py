@@ -104,9 +104,16 @@ def test_the_replayed_runs_pass_under_the_lowest_allowed_client() -> None:
     pin = next(line for line in (REPO / "pyproject.toml").read_text().splitlines() if '"kubernetes>=' in line)
     assert version == "29.0.0" and '"kubernetes>=29,' in pin
     files = [str(Path(__file__).with_name(n)) for n in ("test_ownership.py", "test_runner.py")]
-    # The live readers' one client (gpuplane.kube) too: explain --kubeconfig and audit --kubeconfig.
+    # The one client (gpuplane.kube) the live readers and acceptance run share: explain --kubeconfig,
+    # audit --kubeconfig, and all three against one unreachable or refusing server.
     files += [
-        str(REPO / "tests" / p) for p in ("kube/test_client.py", "explain/test_live.py", "audit/test_live.py")
+        str(REPO / "tests" / p)
+        for p in (
+            "kube/test_client.py",
+            "kube/test_one_client.py",
+            "explain/test_live.py",
+            "audit/test_live.py",
+        )
     ]
     done = subprocess.run(
         [str(LOW), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", *files],

@@ -21,7 +21,6 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from gpuplane.acceptance import cluster as cluster_module
 from gpuplane.acceptance import runner as runner_module
 from gpuplane.acceptance.cluster import connect
 from gpuplane.acceptance.runner import Runner, load_plan, run_namespace
@@ -308,9 +307,9 @@ def test_cli_prints_what_remains_on_an_interrupt(
     _, kubeconfig = replay
     clock = clock_type(interrupt_at={1, 2})
     monkeypatch.setattr(runner_module, "POLL_S", 0.0)
-    monkeypatch.setattr("gpuplane.cli.acceptance.time.time", clock)
-    monkeypatch.setattr("gpuplane.cli.acceptance.time.sleep", clock.sleep)
-    monkeypatch.setattr("gpuplane.cli.acceptance.secrets.token_hex", lambda n: RUN)
+    monkeypatch.setattr("gpuplane.acceptance.command.time.time", clock)
+    monkeypatch.setattr("gpuplane.acceptance.command.time.sleep", clock.sleep)
+    monkeypatch.setattr("gpuplane.acceptance.command.secrets.token_hex", lambda n: RUN)
     bundle = tmp_path / "evidence"
     suite = _suite(tmp_path, 2)
     result = CliRunner().invoke(
@@ -330,9 +329,9 @@ def test_cli_says_nothing_remains_when_cleanup_finished_after_an_interrupt(
     state, kubeconfig = replay
     clock = TermClock(interrupt_at={1})
     monkeypatch.setattr(runner_module, "POLL_S", 0.0)
-    monkeypatch.setattr("gpuplane.cli.acceptance.time.time", clock)
-    monkeypatch.setattr("gpuplane.cli.acceptance.time.sleep", clock.sleep)
-    monkeypatch.setattr("gpuplane.cli.acceptance.secrets.token_hex", lambda n: RUN)
+    monkeypatch.setattr("gpuplane.acceptance.command.time.time", clock)
+    monkeypatch.setattr("gpuplane.acceptance.command.time.sleep", clock.sleep)
+    monkeypatch.setattr("gpuplane.acceptance.command.secrets.token_hex", lambda n: RUN)
     suite = _suite(tmp_path, 2)
     args = ["acceptance", "run", str(suite), "--kubeconfig", str(kubeconfig), "--yes"]
     result = CliRunner().invoke(app, [*args, "-o", str(tmp_path / "b")])
@@ -377,18 +376,27 @@ def _kubeconfig(tmp_path: Path, server: str, token: str = "tok-" + "s" * 20) -> 
 def test_a_server_that_accepts_and_never_answers_is_exit_3_not_a_hang(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The timeouts are the one client's (gpuplane.kube.client: limits.yaml api_connect_timeout and
+    api_read_timeout, cut to --timeout); cleanup's read is still sent once past the deadline."""
+    import dataclasses
+
+    from gpuplane.kube import client as kube_client
+    from gpuplane.limits import limits
+
+    short = dataclasses.replace(limits(), api_connect_timeout=1, api_read_timeout=1)
+    monkeypatch.setattr(kube_client, "limits", lambda: short)
     server, port, held = _silent_server()
-    monkeypatch.setattr(cluster_module, "REQUEST_TIMEOUT_S", (0.5, 0.5))
     try:
         config = _kubeconfig(tmp_path, f"http://127.0.0.1:{port}")
         args = ["acceptance", "run", str(_suite(tmp_path, 1)), "--kubeconfig", str(config), "--yes"]
-        result = CliRunner().invoke(app, [*args, "-o", str(tmp_path / "b")])
+        result = CliRunner().invoke(app, [*args, "-o", str(tmp_path / "b"), "--timeout", "30"])
     finally:
         server.close()
         for conn in held:
             conn.close()
     assert result.exit_code == 3, result.output
-    assert "cannot reach the API server (ReadTimeoutError)" in result.output
+    assert ": cannot create Namespace acceptance-h100-train-" in result.output
+    assert ": no answer in time (timeout)" in result.output
     # the namespace POST was sent and not answered: the run says it may exist and how to delete it
     assert f"kubectl delete namespace -l {LABEL_ACCEPTANCE_RUN}=" in result.output
 
@@ -440,7 +448,9 @@ def test_an_api_answering_garbage_is_exit_3(tmp_path: Path, body: bytes, content
         cluster = connect(str(config), None)
         with pytest.raises(UpstreamError) as caught:
             cluster.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "x"}})
-        assert "not a Kubernetes object" in str(caught.value) or "cannot reach" in str(caught.value)
+        shown = str(caught.value)
+        assert "cannot create Namespace x: " in shown
+        assert "the answer is not JSON" in shown or "the answer is not a Kubernetes object" in shown, shown
     finally:
         garbage.close()
 

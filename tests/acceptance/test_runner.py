@@ -205,9 +205,9 @@ def test_cli_run_asks_first_and_writes_a_bundle_that_opens_in_chromium(
     assert refused.exit_code == 2 and "pass --yes" in refused.output and state.calls == []
     clock = FakeClock(START)
     monkeypatch.setattr(runner_module, "POLL_S", 0.0)
-    monkeypatch.setattr("gpuplane.cli.acceptance.time.time", clock)
-    monkeypatch.setattr("gpuplane.cli.acceptance.time.sleep", clock.sleep)
-    monkeypatch.setattr("gpuplane.cli.acceptance.secrets.token_hex", lambda n: RUN)
+    monkeypatch.setattr("gpuplane.acceptance.command.time.time", clock)
+    monkeypatch.setattr("gpuplane.acceptance.command.time.sleep", clock.sleep)
+    monkeypatch.setattr("gpuplane.acceptance.command.secrets.token_hex", lambda n: RUN)
     result = CliRunner().invoke(app, [*args, "--yes"])
     assert result.exit_code == 1, result.output  # step 6 was not checked (no --prometheus)
     assert f"create MPIJob {NS}/nccl-allreduce" in result.output
@@ -245,7 +245,11 @@ def test_an_unreachable_cluster_is_an_upstream_error(suite_dir: Path, tmp_path: 
     args = ["acceptance", "run", str(suite_dir), "--kubeconfig", str(config), "--yes", "-o", str(bundle)]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 3, result.output
-    assert "error: Kubernetes API http://127.0.0.1:9: cannot reach the API server" in result.output
+    assert (
+        "error: Kubernetes API http://127.0.0.1:9: cannot create Namespace acceptance-h100-train-"
+        in result.output
+    )
+    assert ": cannot reach the API server (" in result.output
     # the evidence written before the run touched the cluster stays, marked incomplete
     assert json.loads((bundle / "bundle.json").read_text())["verdict"] == "incomplete"
     assert not (bundle / "results.json").exists()

@@ -170,9 +170,9 @@ def test_the_recorded_run_passes_every_step_end_to_end(
     write_tree_atomic(tmp_path / "suite", suite.files)
     clock = FakeClock(START)
     monkeypatch.setattr(runner_module, "POLL_S", 0.0)
-    monkeypatch.setattr("gpuplane.cli.acceptance.time.time", clock)
-    monkeypatch.setattr("gpuplane.cli.acceptance.time.sleep", clock.sleep)
-    monkeypatch.setattr("gpuplane.cli.acceptance.secrets.token_hex", lambda n: RUN)
+    monkeypatch.setattr("gpuplane.acceptance.command.time.time", clock)
+    monkeypatch.setattr("gpuplane.acceptance.command.time.sleep", clock.sleep)
+    monkeypatch.setattr("gpuplane.acceptance.command.secrets.token_hex", lambda n: RUN)
     with replay_server(API, tmp_path) as (state, kubeconfig):
         args = ["acceptance", "run", str(tmp_path / "suite"), "--kubeconfig", str(kubeconfig), "--yes"]
         result = CliRunner().invoke(

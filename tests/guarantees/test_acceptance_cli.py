@@ -159,9 +159,9 @@ def _run_cli(
         now[0] += seconds
 
     monkeypatch.setattr(runner_module, "POLL_S", 0.0)
-    monkeypatch.setattr("gpuplane.cli.acceptance.time.time", time)
-    monkeypatch.setattr("gpuplane.cli.acceptance.time.sleep", sleep)
-    monkeypatch.setattr("gpuplane.cli.acceptance.secrets.token_hex", lambda n: RUN)
+    monkeypatch.setattr("gpuplane.acceptance.command.time.time", time)
+    monkeypatch.setattr("gpuplane.acceptance.command.time.sleep", sleep)
+    monkeypatch.setattr("gpuplane.acceptance.command.secrets.token_hex", lambda n: RUN)
     args = ["acceptance", "run", str(suite), "--kubeconfig", str(kubeconfig), "--yes", "-o", str(bundle)]
     return CliRunner().invoke(app, [*args, *extra])
 

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from gpuplane.errors import OutputError
+from gpuplane.plan.command import PlanOptions, execute
 from gpuplane.plan.folder import LOCK, MARKER, MARKER_HEADER
-from gpuplane.plan.session import PlanOptions, execute
 
 GPUPLANE = Path(sys.executable).with_name("gpuplane")
 FILES = ("plan.json", "designs.csv", "report.html", "winner.yaml")

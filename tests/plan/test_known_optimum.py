@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gpuplane.plan.session import PlanOptions, execute
+from gpuplane.plan.command import PlanOptions, execute
 from gpuplane.spec import load_spec
 from tests.plan.conftest import LAM_PER_H, MU_PER_H, SIZES
 from tests.support.queueing import smallest_pool, wait_quantile

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from gpuplane.errors import OutputError
+from gpuplane.plan.command import PlanOptions, execute, reference_design
 from gpuplane.plan.evaluate import Task, run_task
 from gpuplane.plan.runner import RayBackend
-from gpuplane.plan.session import PlanOptions, execute, reference_design
 from gpuplane.sim import SimConfig
 from gpuplane.spec import load_spec
 from gpuplane.traces import load_workload

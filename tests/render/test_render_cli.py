@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gpuplane.cli.render import TREE_MARKER, diff_tree
 from gpuplane.outputs import write_tree_atomic
 from gpuplane.render import render_all
+from gpuplane.render.command import TREE_MARKER, diff_tree
 from gpuplane.spec import load_spec
 from tests.render.render_helpers import REPO, rendered
 

@@ -81,6 +81,7 @@ class StepResult:
 
     @property
     def name(self) -> str:
+        """The step's name as reports show it."""
         return STEP_NAMES[self.number]
 
     def fail(self, message: str) -> None:
@@ -101,6 +102,7 @@ class StepResult:
             self.fail(figure.describe())
 
     def as_dict(self) -> dict[str, Any]:
+        """The JSON shape of the step in results.json."""
         return {
             "step": self.number,
             "name": self.name,
@@ -120,6 +122,7 @@ class Results:
 
     @property
     def passed(self) -> bool:
+        """Whether every step passed or did not apply."""
         return all(s.status in ("pass", "n/a") for s in self.steps)
 
     def failures(self) -> list[str]:

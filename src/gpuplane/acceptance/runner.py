@@ -77,6 +77,7 @@ class Plan:
 
     @property
     def namespace(self) -> str:
+        """The suite's namespace as suite.json names it (a run adds its run id)."""
         return str(self.info["namespace"])
 
     def describe(self, run_id: str) -> list[str]:

@@ -29,10 +29,12 @@ class Context:
     obs: Observations
 
     def threshold(self, name: str) -> Threshold | None:
+        """The suite's threshold called `name` (None when the suite sets none)."""
         data = self.suite.get("thresholds", {}).get(name)
         return threshold_from_dict(data) if data else None
 
     def events(self, kind: str) -> list[dict[str, Any]]:
+        """The helper events of one kind, in the order they were logged."""
         return [e for e in self.obs.events if e.get("event") == kind]
 
     def no_python(self, result: StepResult, step: str) -> bool:

@@ -36,6 +36,7 @@ class Series:
 
     @property
     def key(self) -> tuple[tuple[str, str], ...]:
+        """The series' labels, sorted: one key per series."""
         return tuple(sorted(self.labels.items()))
 
     @property

@@ -43,6 +43,7 @@ class KueueView:
 
     @property
     def queues(self) -> list[str]:
+        """Every queue with a pending, admitted or wait figure, sorted."""
         return sorted(set(self.pending) | set(self.admitted) | set(self.mean_wait_s))
 
 
@@ -68,9 +69,11 @@ class AccountResult:
 
     @property
     def hours(self) -> float:
+        """Length of the window in hours."""
         return (self.end - self.start) / 3600
 
     def pool(self, name: str) -> PoolUsage | None:
+        """The usage of the pool called `name` (None when the window has none)."""
         return next((p for p in self.pools if p.pool == name), None)
 
 

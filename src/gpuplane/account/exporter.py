@@ -107,9 +107,12 @@ class Exporter(Collector):
                 log.error("%s", redact_text(trace, (self.url,)))
 
     def describe(self) -> Iterable[Metric]:
+        """Nothing up front: the families are only known once computed (prometheus_client's collector
+        protocol)."""
         return []
 
     def collect(self) -> Iterable[Metric]:
+        """The gpuplane_* families of the last good refresh, and the exporter's own health."""
         with self.lock:
             result, ok = self.result, not self.last_error
             health = (self.last_success, self.last_duration)
@@ -141,6 +144,7 @@ class Exporter(Collector):
         )
 
     def exposition(self) -> str:
+        """The Prometheus text exposition of every family."""
         return generate_latest(self.registry).decode("utf-8")
 
     def health(self) -> tuple[int, str]:

@@ -41,6 +41,8 @@ class Bounds:
         self.accelerators = {p.accelerator for p in spec.node_pools if p.accelerator}
 
     def group(self, team: str, namespace: str, pool: str, accelerator: str) -> tuple[str, ...]:
+        """Label values of a (team, namespace, pool, accelerator) group, unknown ones folded into one
+        value each."""
         return (
             team if team in self.teams else UNASSIGNED,
             namespace if namespace in self.namespaces else OTHER,
@@ -49,6 +51,7 @@ class Bounds:
         )
 
     def pool(self, pool: str, accelerator: str) -> tuple[str, ...]:
+        """Label values of a (pool, accelerator) group, folded as in `group`."""
         return self.group("", "", pool, accelerator)[2:]
 
 

@@ -30,6 +30,7 @@ class NodeInfo:
     cpu_nodes: set[str] = field(default_factory=set)
 
     def nodes_in(self, pool: str) -> list[str]:
+        """The nodes of a pool, sorted."""
         return sorted(n for n, p in self.pool_of.items() if p == pool)
 
 

@@ -76,6 +76,7 @@ class PromClient:
         self.queries = 0
 
     def close(self) -> None:
+        """Close the HTTP connection pool."""
         self._http.close()
 
     def __enter__(self) -> PromClient:

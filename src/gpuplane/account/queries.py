@@ -70,6 +70,7 @@ class PodLabels:
 
     @property
     def exported(self) -> bool:
+        """Whether the series carry the pod's labels under exported_ names (no honorLabels)."""
         return self.pod != "pod"
 
     def relabel(self, expr: str) -> str:

@@ -43,6 +43,7 @@ class Resolver:
         return pool in self.all_pools and pool not in self.pools
 
     def accelerator(self, pool: str, labels: dict[str, str] | None = None) -> str:
+        """The accelerator of a pool: the spec's, else the series' label, else unknown."""
         if pool in self.pools:
             return self.pools[pool].accelerator or UNKNOWN
         return (labels or {}).get(q.ACCELERATOR_LABEL) or UNKNOWN
@@ -95,12 +96,14 @@ class Resolver:
         return 1.0
 
     def team_of(self, namespace: str, labels: dict[str, str]) -> str:
+        """The team of a pod: its team label when the spec knows it, else its namespace's team."""
         team = labels.get(q.TEAM_LABEL, "")
         if team in self.teams:
             return team
         return self.team_of_ns.get(namespace, UNASSIGNED)
 
     def gpu_hourly(self, pool: str) -> tuple[float, bool]:
+        """(price of one GPU-hour, whether it is spot) of a pool; (0, False) for a pool not in the spec."""
         spec_pool = self.pools.get(pool)
         if spec_pool is None:
             return 0.0, False

@@ -41,6 +41,7 @@ class PodUsage:
 
     @property
     def hours(self) -> GpuHours:
+        """The pod's GPU-hours split into useful, idle, unmeasured and failed."""
         return GpuHours(
             useful=self.useful_h, idle=self.idle_h, unmeasured=self.unmeasured_h, failed=self.failed_h
         )
@@ -75,8 +76,10 @@ class PoolUsage:
 
     @property
     def allocated_h(self) -> float:
+        """GPU-hours allocated to pods."""
         return self.hours.allocated
 
     @property
     def unallocated_h(self) -> float:
+        """GPU-hours provisioned but allocated to no pod."""
         return self.hours.unallocated

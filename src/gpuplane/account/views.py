@@ -56,6 +56,7 @@ class Row:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
+        """The JSON shape of the row."""
         return {
             "dimension": self.dimension,
             "name": self.name,
@@ -179,6 +180,7 @@ class Summary:
     per_useful_gpu_hour: float | None
 
     def as_dict(self) -> dict[str, Any]:
+        """The JSON shape of the view."""
         return {
             **hours_fields(self.hours, self.provisioned_h),
             "accepted_units": self.accepted,

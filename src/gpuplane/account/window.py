@@ -72,6 +72,7 @@ class Window:
 
     @property
     def hours(self) -> float:
+        """Length of the window in hours."""
         return (self.end - self.start) / 3600
 
     @property

@@ -75,9 +75,11 @@ class Workload:
     namespace: str
 
     def gpu_templates(self) -> list[PodTemplate]:
+        """The pod templates that request GPUs."""
         return [t for t in self.templates if t.is_gpu()]
 
     def is_gpu(self) -> bool:
+        """Whether any pod template requests GPUs."""
         return any(t.is_gpu() for t in self.templates)
 
     def labels(self) -> dict[str, str]:
@@ -160,6 +162,7 @@ class Bundle:
 
     @classmethod
     def build(cls, inputs: Inputs, config: AuditConfig) -> Bundle:
+        """Index the inputs by kind, namespace and node for the rules."""
         b = cls(
             config=config, objects=inputs.objects, pools=inputs.pools, specs=inputs.specs, live=inputs.live
         )
@@ -220,6 +223,7 @@ class Bundle:
         return self._system_images[id(obj)]
 
     def is_tenant_ns(self, ns: str) -> bool:
+        """Whether `ns` is a tenant's namespace (named, and not a platform namespace)."""
         return bool(ns) and not self.config.is_platform_namespace(ns)
 
     def ns_known(self, ns: str) -> bool:
@@ -235,6 +239,7 @@ class Bundle:
         return self.ns_known(ns) or bool(self.by_kind.get(policy_kind))
 
     def in_ns(self, ns: str, kind: str) -> list[K8sObject]:
+        """The objects of `kind` in namespace `ns`."""
         return list(self.by_ns.get(ns, {}).get(kind, []))
 
     def gpu_workloads(self, *, system: bool = False) -> list[Workload]:
@@ -309,6 +314,7 @@ class Bundle:
         return out
 
     def matching_nodes(self, t: PodTemplate) -> list[NodeInfo]:
+        """The GPU nodes whose labels satisfy the template's node selector."""
         sel = selector(t)
         return [n for n in self.nodes if n.gpu and all(n.labels.get(k) in v for k, v in sel.items())]
 

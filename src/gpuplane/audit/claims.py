@@ -46,6 +46,7 @@ class ClaimUse:
 
     @property
     def path(self) -> Path:
+        """Where the claim is referenced in the pod template."""
         return (*self.template.path, "resourceClaims", self.index)
 
     def claim_spec(self) -> dict[str, Any]:
@@ -56,6 +57,7 @@ class ClaimUse:
         return spec if self.direct else as_dict(spec.get("spec"))
 
     def spec_path(self) -> Path:
+        """Where the claim's spec is: `spec` of a ResourceClaim, `spec.spec` of a template."""
         return ("spec",) if self.direct else ("spec", "spec")
 
 
@@ -70,10 +72,12 @@ class DeviceRequest:
 
     @property
     def device_class(self) -> str:
+        """The DeviceClass the request names ('' when none)."""
         return as_str(self.fields.get("deviceClassName"))
 
     @property
     def count(self) -> int:
+        """Devices requested: `count` when it is a whole number 0 or more, else 1 (the API's default)."""
         value = self.fields.get("count")
         return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 1
 

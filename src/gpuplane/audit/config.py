@@ -40,6 +40,7 @@ class Selector(_Model):
     file: str = ""
 
     def matches(self, rule: str, namespace: str, kind: str, name: str, file: str) -> bool:
+        """Whether this suppression covers a finding (each field it sets must match, as a glob)."""
         pairs = (
             (self.rule, rule),
             (self.namespace, namespace),
@@ -103,6 +104,7 @@ class AuditConfig(_Model):
         return self.exempt_system_components and repository in self.system_images
 
     def is_platform_namespace(self, namespace: str) -> bool:
+        """Whether `namespace` holds the platform (listed, kube-*, or a system component's own)."""
         return (
             namespace in self.platform_namespaces
             or namespace.startswith("kube-")

@@ -43,6 +43,7 @@ class Finding:
     subject: Any = field(default=None, compare=False, repr=False, hash=False)
 
     def sort_key(self) -> tuple[str, int, int, str, str, str]:
+        """Findings sort by file, line, column, rule, object and message."""
         return (self.file, self.line or 0, self.column or 0, self.rule, self.name, self.message)
 
     def as_dict(self) -> dict[str, Any]:

@@ -56,14 +56,17 @@ class NodeInfo:
 
     @property
     def name(self) -> str:
+        """The node's name."""
         return self.obj.name
 
     @property
     def labels(self) -> dict[str, str]:
+        """The node's labels."""
         return self.obj.labels
 
     @property
     def gpu(self) -> bool:
+        """Whether the node has GPUs (a GPU label, GPU feature discovery, or GPU resources)."""
         labels = self.labels
         if any(k in labels for k in GPU_NODE_LABELS):
             return True

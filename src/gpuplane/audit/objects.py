@@ -67,10 +67,12 @@ class K8sObject:
 
     @property
     def labels(self) -> dict[str, str]:
+        """The object's labels, values as strings."""
         return {str(k): as_str(v) for k, v in as_dict(get(self.data, "metadata", "labels")).items()}
 
     @property
     def annotations(self) -> dict[str, str]:
+        """The object's annotations, values as strings."""
         return {str(k): as_str(v) for k, v in as_dict(get(self.data, "metadata", "annotations")).items()}
 
     def pos(self, path: Path, *, key: bool = True) -> Pos:

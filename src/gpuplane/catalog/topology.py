@@ -26,6 +26,7 @@ class ProviderTopology:
     date: str
 
     def cite(self) -> str:
+        """The fact's source and the date it was read, for a citation."""
         return f"{self.source}, read {self.date}"
 
 

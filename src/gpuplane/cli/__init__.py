@@ -65,6 +65,7 @@ class GpuplaneGroup(TyperGroup):
         standalone_mode: bool = True,
         **extra: Any,
     ) -> Any:
+        """Run the app; every gpuplane error, usage error and interrupt ends in one line and its exit code."""
         argv = list(sys.argv[1:] if args is None else args)
         command = _command_name(argv)
         tidy(self)

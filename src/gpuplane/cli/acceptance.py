@@ -4,29 +4,19 @@ from __future__ import annotations
 
 import json
 import math
-import secrets
 import shlex
 import sys
-import time
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
 
-from gpuplane.acceptance.bundle import Evidence, load_bundle, skeleton_files
 from gpuplane.acceptance.nccl import METRICS
-from gpuplane.acceptance.observations import Observations, from_logs
 from gpuplane.acceptance.options import MULTI_NODE_KINDS, SuiteOptions
 from gpuplane.acceptance.results import Results
-from gpuplane.acceptance.score import score
-from gpuplane.acceptance.suite import SUITE_MARKER, render_suite
-from gpuplane.errors import EXIT_FAILED, GpuplaneError, UsageError
-from gpuplane.inputs import read_text
-from gpuplane.outputs import check_tree_target, write_text_atomic, write_tree_atomic
+from gpuplane.errors import EXIT_FAILED, UsageError
 from gpuplane.render.kueue import KUEUE_APIS
-from gpuplane.render.output import to_json
-from gpuplane.spec import load_spec_with_warnings
 
 acceptance_app = typer.Typer(
     help="The acceptance test of one pool: render the suite, run it (the one command that writes to a "
@@ -131,20 +121,19 @@ def render_command(
         (api_price_per_unit, "--api-price-per-unit", False),
     ):
         _number(value, option, positive=positive)
-    check_tree_target(output, SUITE_MARKER, inputs=[spec_file])
-    options = SuiteOptions(
-        pool=pool, image=image, command=_command(command), dataset=dataset, weights=weights, nodes=nodes,
-        team=team, resource=resource, window_s=window, checkpoint_size=checkpoint_size,
-        storage_class=storage_class, s3_secret=s3_secret, fabric=fabric, nccl_min_busbw=nccl_min_busbw,
-        nccl_metric=nccl_metric, max_admission_wait_s=max_admission_wait, min_copy_mb_per_s=min_copy_mbps,
-        max_resume_s=max_resume, api_price_per_unit=api_price_per_unit, unit=unit,
-        progress_regex=progress_regex, kueue_api=kueue_api, multi_node_kind=multi_node_kind,
-    )  # fmt: skip
-    spec, warnings = load_spec_with_warnings(spec_file)
-    for warning in warnings:
-        err.print(str(warning), markup=False)
-    suite = render_suite(spec, options)
-    write_tree_atomic(output, suite.files, SUITE_MARKER, inputs=[spec_file])
+    from gpuplane.acceptance.command import render_to
+
+    def options() -> SuiteOptions:
+        return SuiteOptions(
+            pool=pool, image=image, command=_command(command), dataset=dataset, weights=weights,
+            nodes=nodes, team=team, resource=resource, window_s=window, checkpoint_size=checkpoint_size,
+            storage_class=storage_class, s3_secret=s3_secret, fabric=fabric, nccl_min_busbw=nccl_min_busbw,
+            nccl_metric=nccl_metric, max_admission_wait_s=max_admission_wait,
+            min_copy_mb_per_s=min_copy_mbps, max_resume_s=max_resume, api_price_per_unit=api_price_per_unit,
+            unit=unit, progress_regex=progress_regex, kueue_api=kueue_api, multi_node_kind=multi_node_kind,
+        )  # fmt: skip
+
+    suite = render_to(spec_file, output, options, lambda line: err.print(line, markup=False))
     out.print(
         f"wrote the acceptance suite of pool {pool} to {output} ({len(suite.files)} files); see {output / 'README.md'}"
     )
@@ -173,20 +162,6 @@ def _confirm(lines: list[str], yes: bool) -> None:
         raise typer.Exit(EXIT_FAILED)
 
 
-def _prometheus(url: str | None, suite: dict[str, object], obs: Observations) -> None:
-    if url is None or obs.submitted is None:
-        return
-    from gpuplane.acceptance.series import check_series
-    from gpuplane.account.prom import PromClient
-
-    end = obs.finished or time.time()
-    try:
-        with PromClient(url) as client:
-            obs.series = check_series(client, dict(suite), obs.submitted, end)
-    except GpuplaneError as exc:
-        obs.prometheus_error = " ".join(exc.lines())
-
-
 @acceptance_app.command("run", no_args_is_help=True)
 def run_command(
     directory: Annotated[Path, typer.Argument(metavar="DIR", help="A suite written by acceptance render.")],
@@ -210,51 +185,13 @@ def run_command(
     read timeout; --timeout bounds the whole run, cleanup included. If the run is interrupted
     before cleanup finishes, it prints what may remain and the kubectl command that deletes it.
     """
-    from gpuplane.acceptance.cluster import connect
-    from gpuplane.acceptance.runner import Runner, load_plan
+    from gpuplane.acceptance.command import RunRequest, run
 
     _number(timeout, "--timeout", positive=True)
-    plan = load_plan(directory)
-    evidence = Evidence(output)
-    evidence.check()
-    cluster = connect(kubeconfig, context)
-    evidence.secrets = cluster.secrets
-    run_id = secrets.token_hex(4)
-    _confirm(
-        [
-            f"gpuplane acceptance run {run_id} will, in cluster {cluster.name}:",
-            *(f"  {line}" for line in plan.describe(run_id)),
-        ],
-        yes,
-    )
-    evidence.start(skeleton_files(plan.info, plan.manifests))
-    runner = Runner(
-        cluster,
-        plan,
-        clock=time.time,
-        sleep=time.sleep,
-        deadline_s=timeout,
-        run_id=run_id,
-        on_log=evidence.log,
-    )
-    try:
-        obs = runner.run()
-    except BaseException:
-        if runner.namespace_sent and not runner.remains():
-            err.print(
-                f"gpuplane acceptance run: stopped; namespace {runner.namespace} was deleted, "
-                "nothing this run created remains",
-                markup=False,
-            )
-        raise
-    finally:
-        cluster.close()
-        for line in runner.remains():
-            err.print(f"gpuplane acceptance run: {line}", markup=False)
-        evidence.add("observations.json", to_json(runner.obs.as_dict()))
-    _prometheus(prometheus, {**plan.info, "namespace": runner.namespace}, obs)  # the series are there
-    results = score(plan.info, obs)
-    evidence.finish(results, obs)
+    request = RunRequest(directory, kubeconfig, output, context, prometheus, timeout)
+    results = run(
+        request, lambda lines: _confirm(lines, yes), lambda line: err.print(line, markup=False)
+    ).results
     _summary(results)
     out.print(f"evidence bundle: {output} (report {output / 'report.html'})")
     if not results.passed:
@@ -275,22 +212,9 @@ def score_command(
     """Score a run again offline, from its bundle or from saved logs and the suite."""
     if output_format not in ("table", "json"):
         raise UsageError(f"expected table or json, got {output_format!r}", option="--output")
-    if source.is_dir():
-        suite, obs = load_bundle(source)
-    else:
-        if suite_dir is None:
-            raise UsageError("scoring logs needs the suite they came from", option="--suite")
-        obs = from_logs(read_text(source))
-        suite = {}
-    if suite_dir is not None:
-        from gpuplane.acceptance.runner import load_plan
+    from gpuplane.acceptance.command import rescore
 
-        suite = load_plan(suite_dir).info
-    results = score(suite, obs)
-    if report is not None:
-        from gpuplane.acceptance.report import report_page
-
-        write_text_atomic(report, report_page(results, obs, []).render())
+    results = rescore(source, suite_dir, report)
     if output_format == "json":
         sys.stdout.write(json.dumps(results.as_dict(), indent=2, sort_keys=True) + "\n")
     else:

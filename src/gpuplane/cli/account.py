@@ -9,7 +9,6 @@ import typer
 from rich.console import Console
 
 from gpuplane.errors import UsageError
-from gpuplane.outputs import write_text_atomic
 
 Url = Annotated[
     str,
@@ -73,24 +72,13 @@ def account_command(
     timeout: Timeout = "10m",
 ) -> None:
     """Account allocated, useful, idle, unmeasured, failed and unallocated GPU time and its cost from Prometheus."""
-    from gpuplane.account import engine, workload_records
     from gpuplane.account import output as out
-    from gpuplane.account.promurl import check_url
-    from gpuplane.account.report import build_page
-    from gpuplane.account.window import parse_duration, resolve_window
-    from gpuplane.spec import load_spec
+    from gpuplane.account.command import AccountRequest, account
 
     if output not in ("table", "json", "csv"):
         raise UsageError(f"{output!r} is not one of table, json, csv", option="--output")
-    check_url(prometheus)
-    deadline = parse_duration(timeout, "--timeout")
-    window = resolve_window(since, start, end, step)
-    spec = load_spec(spec_file, priced=True)
-    result = engine.run(prometheus, spec, window, charts=report is not None, timeout_s=deadline)
-    if report is not None:
-        build_page(result).write(report)
-    if export_workload is not None:
-        workload_records.export_workloads(result, spec, export_workload)
+    request = AccountRequest(prometheus, spec_file, since, start, end, step, report, export_workload, timeout)
+    result = account(request)
     if output == "json":
         typer.echo(out.to_json(result), nl=False)
     elif output == "csv":
@@ -135,27 +123,9 @@ def exporter_command(
     ] = None,
 ) -> None:
     """Serve the account views as gpuplane_* Prometheus metrics, with /healthz."""
-    from gpuplane.account.exporter import Exporter, make_server, serve
-    from gpuplane.account.promurl import check_url
-    from gpuplane.account.window import parse_duration
-    from gpuplane.spec import load_spec
+    from gpuplane.account.command import ExporterRequest, exporter
 
-    check_url(prometheus)
-    settings = {
-        "window_s": parse_duration(window, "--window"),
-        "step_s": parse_duration(step, "--step"),
-        "timeout_s": parse_duration(timeout, "--timeout"),
-    }
-    interval_s = parse_duration(interval, "--interval")
-    spec = load_spec(spec_file, priced=True)
-    exporter = Exporter(prometheus, spec, **settings)
-    if once is not None:
-        exporter.result = exporter.compute()
-        exporter.last_error = ""
-        write_text_atomic(once, exporter.exposition())
-        return
-    server = make_server(exporter, address, port)  # port and address errors before anything runs
-    serve(exporter, server, interval_s)
+    exporter(ExporterRequest(prometheus, spec_file, port, address, interval, window, step, timeout, once))
 
 
 def register(app: typer.Typer) -> None:

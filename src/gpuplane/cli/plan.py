@@ -162,8 +162,8 @@ def plan_command(
 
     Exit 0 with a winner (DIR/winner.yaml, ready for `gpuplane render`), 1 when no design meets the goal.
     """
+    from gpuplane.plan.command import PlanOptions, execute
     from gpuplane.plan.output import summary_lines, table
-    from gpuplane.plan.session import PlanOptions, execute
 
     options = PlanOptions(
         spec=spec,

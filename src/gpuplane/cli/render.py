@@ -2,63 +2,15 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
 
-from gpuplane import inputs
-from gpuplane.errors import InputError, UsageError
-from gpuplane.outputs import STDOUT, TreeMarker, check_tree_target, write_text_atomic, write_tree_atomic
-from gpuplane.render import RenderResult, render_all, stream_yaml
+from gpuplane.errors import UsageError
+from gpuplane.render import RenderResult
 from gpuplane.render.kueue import KUEUE_APIS
-from gpuplane.render.output import GENERATED_HEADER
-from gpuplane.spec import load_spec_with_warnings
-
-#: How a directory `render -o` wrote is recognised: its index.yaml with the generated header.
-TREE_MARKER = TreeMarker("index.yaml", GENERATED_HEADER)
-
-
-def diff_tree(expected: dict[str, str], directory: Path) -> list[str]:
-    """Lines `changed|missing|extra: path` where `directory` differs from the rendered files.
-
-    Files are compared as bytes (a file that is not UTF-8 is simply changed); a directory or file
-    that cannot be read is an InputError, never counted as missing.
-    """
-    actual: dict[str, Path] = {}
-    if directory.is_dir():
-        for folder, _, names in os.walk(directory, onerror=_unreadable):
-            for name in names:
-                path = Path(folder) / name
-                if path.is_file():
-                    actual[path.relative_to(directory).as_posix()] = path
-    lines = []
-    for rel in sorted(set(expected) | set(actual)):
-        if rel not in actual:
-            lines.append(f"missing: {rel}")
-        elif rel not in expected:
-            lines.append(f"extra: {rel}")
-        elif not _same(actual[rel], expected[rel].encode("utf-8")):
-            lines.append(f"changed: {rel}")
-    return lines
-
-
-def _unreadable(exc: OSError) -> None:
-    raise InputError.single(str(exc.filename), f"cannot read: {exc.strerror}")
-
-
-def _same(path: Path, wanted: bytes) -> bool:
-    """Whether the file holds exactly `wanted`: a file of another size differs without being read
-    (a huge file never fills memory), one of the same size is read within the input limit."""
-    try:
-        size = path.stat().st_size
-    except OSError as exc:
-        raise InputError.single(str(path), f"cannot read: {exc.strerror}") from None
-    if size != len(wanted):
-        return False
-    return inputs.read_bytes(path) == wanted
 
 
 def _summary(result: RenderResult, out: Path, console: Console) -> None:
@@ -115,27 +67,20 @@ def render_command(
         raise UsageError(f"expected one of {', '.join(KUEUE_APIS)}, got {kueue_api!r}", option="--kueue-api")
     if (output is None) == (check is None):
         raise UsageError("give exactly one of -o/--output DIR|- or --check DIR")
-    spec, warnings = load_spec_with_warnings(spec_file)
-    if output is not None and output != STDOUT:  # before rendering: refuse early, touch nothing
-        check_tree_target(output, TREE_MARKER, inputs=[spec_file], force=force)
-    for warning in warnings:
-        err.print(str(warning), markup=False)
-    result = render_all(spec, kueue_api=kueue_api)
+    from gpuplane.render.command import RenderRequest, run
+
+    request = RenderRequest(spec_file, output, check, force, kueue_api)
+    done = run(request, lambda line: err.print(line, markup=False))
     if check is not None:
-        lines = diff_tree(result.files, check)
-        for line in lines:
+        for line in done.drift:
             typer.echo(line)
-        if lines:
-            err.print(f"{check} differs from what {spec_file} renders ({len(lines)} files)")
+        if done.drift:
+            err.print(f"{check} differs from what {spec_file} renders ({len(done.drift)} files)")
             raise typer.Exit(1)
         err.print(f"{check} is up to date with {spec_file}")
         return
-    if output == STDOUT:
-        write_text_atomic(STDOUT, stream_yaml(result))
-        return
-    out = Path(str(output))
-    write_tree_atomic(out, result.files, TREE_MARKER, inputs=[spec_file], force=force)
-    _summary(result, out, Console(highlight=False, soft_wrap=True))
+    if done.written is not None:
+        _summary(done.result, done.written, Console(highlight=False, soft_wrap=True))
 
 
 def register(app: typer.Typer) -> None:

@@ -9,8 +9,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from gpuplane.spec import PlatformSpec, load_spec_with_warnings
-from gpuplane.vocab import SPEC_SCHEMA_ID
+from gpuplane.spec import command
 
 spec_app = typer.Typer(help="The platform spec: JSON Schema and validation.", no_args_is_help=True)
 
@@ -18,10 +17,7 @@ spec_app = typer.Typer(help="The platform spec: JSON Schema and validation.", no
 @spec_app.command("schema")
 def schema() -> None:
     """Print the platform spec's JSON Schema (for editors and CI)."""
-    document = PlatformSpec.model_json_schema(by_alias=True)
-    document["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    document["$id"] = SPEC_SCHEMA_ID
-    typer.echo(json.dumps(document, indent=2, sort_keys=True))
+    typer.echo(json.dumps(command.schema(), indent=2, sort_keys=True))
 
 
 @spec_app.command("validate")
@@ -34,16 +30,15 @@ def validate(
 
     Exit 0 when valid (warnings are printed), 2 with file:line:column and field for each error.
     """
-    spec, warnings = load_spec_with_warnings(file, priced=True)
+    done = command.validate(file)
     err = Console(stderr=True, highlight=False, soft_wrap=True)
-    for warning in warnings:
+    for warning in done.warnings:
         err.print(str(warning), markup=False)
-    if strict and warnings:
+    if strict and done.warnings:
         raise typer.Exit(2)
-    gpus = sum(p.gpus * p.max_nodes for p in spec.node_pools)
     typer.echo(
-        f"{file}: valid: {len(spec.node_pools)} pools (up to {gpus} GPUs), {len(spec.teams)} teams"
-        + (f", {len(warnings)} warnings" if warnings else "")
+        f"{file}: valid: {len(done.spec.node_pools)} pools (up to {done.gpus} GPUs), {len(done.spec.teams)} teams"
+        + (f", {len(done.warnings)} warnings" if done.warnings else "")
     )
 
 

@@ -93,6 +93,7 @@ class Explanation:
     empty: bool = False
 
     def json(self) -> dict[str, Any]:
+        """The explanation as explain's JSON output."""
         return to_json(self.snap, self.results, self)
 
 

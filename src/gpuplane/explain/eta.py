@@ -47,6 +47,7 @@ class Eta:
     assumptions: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, object]:
+        """The JSON shape of one estimate."""
         return {
             "workload": self.workload,
             "status": self.status,
@@ -70,6 +71,7 @@ class EtaTick:
     snap: Snapshot
 
     def backlog(self) -> int:
+        """Every pending workload of the snapshot, over all ClusterQueues."""
         return sum(len(s.queue) for s in self.snap.cqs.values())
 
 

@@ -183,6 +183,7 @@ class JobContext:
         return labels
 
     def has_local_queue(self, namespace: str, name: str) -> bool:
+        """Whether the input has the LocalQueue `name` in `namespace`."""
         return (namespace, name) in self.local_queues
 
     def overhead(self, pod_spec: Mapping[str, Any]) -> dict[str, int] | None:

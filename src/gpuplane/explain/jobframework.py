@@ -92,6 +92,7 @@ class Conversion:
     notes: list[str] = field(default_factory=list)
 
     def by_key(self) -> dict[str, JobWorkload]:
+        """The converted jobs by their Workload's key."""
         return {j.workload.key: j for j in self.jobs}
 
 

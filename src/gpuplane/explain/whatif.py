@@ -36,6 +36,7 @@ class Answer:
     cycle: int | None = None
 
     def as_dict(self) -> dict[str, object]:
+        """The JSON shape of one answer."""
         return {
             "job": self.job,
             "workload": self.workload,

@@ -1,4 +1,8 @@
-"""The one Kubernetes API client: `connect(kubeconfig, context)` and read-only GETs, bounded.
+"""The one Kubernetes API client: `connect(kubeconfig, context)`, bounded, one map of failures.
+
+Used by every engine that reaches a cluster: explain and audit `--kubeconfig` (read-only GETs,
+`Client.get`) and `acceptance run` (typed calls of the official client on `Client.api_client`,
+each inside `Client.calling` with `_request_timeout=Client.request_timeout(...)`).
 
 Every call has a connect and a read timeout (`limits().api_connect_timeout`, `api_read_timeout`)
 and the client has an overall deadline (`--timeout`): no call waits past it. Every failure is
@@ -22,7 +26,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from gpuplane.errors import InputError, UpstreamError, UsageError
+from gpuplane.errors import GpuplaneError, InputError, UpstreamError, UsageError
 from gpuplane.limits import limits
 from gpuplane.redact import redact_url, short_reason
 
@@ -76,38 +80,59 @@ def upstream_error(
     if isinstance(exc, HTTPError | OSError | ApiException):
         kind = type(getattr(exc, "reason", None) or exc).__name__
         return UpstreamError(service, f"{what}: cannot reach the API server ({kind})")
-    if isinstance(exc, ValueError):  # json / unicode decoding of an answer that is not JSON
+    if isinstance(exc, json.JSONDecodeError | UnicodeError):  # an answer that is not JSON (HTML, bytes)
         return UpstreamError(service, f"{what}: the answer is not JSON ({type(exc).__name__})")
+    if isinstance(exc, ValueError | TypeError | KeyError | AttributeError):  # JSON, not the object asked
+        # (a typed API's model refusing the answer: pydantic's ValidationError is a ValueError)
+        return UpstreamError(service, f"{what}: the answer is not a Kubernetes object ({type(exc).__name__})")
     return UpstreamError(service, f"{what}: {short_reason(f'{type(exc).__name__}: {exc}', secrets)}")
 
 
 class Client:
-    """One API server reached through a kubeconfig context; read-only GETs under one deadline."""
+    """One API server reached through a kubeconfig context, under one deadline.
+
+    Read-only GETs here (`get`, `get_list`); an engine that writes (acceptance run) calls the
+    official client's typed APIs on `api_client`, each inside `calling(what)` with
+    `_request_timeout=request_timeout(what)`, so its failures leave through the same map.
+    """
 
     def __init__(
         self, api_client: Any, server: str, deadline_s: float, secrets: tuple[str, ...] = ()
     ) -> None:
         self.api_client = api_client
-        self.service = f"Kubernetes API {redact_url(server)}"
+        self.server = redact_url(server)
+        self.service = f"Kubernetes API {self.server}"
         self.deadline_s = deadline_s
         self._deadline = time.monotonic() + deadline_s
-        self._secrets = tuple(s for s in secrets if s)
+        self.secrets = tuple(s for s in secrets if s)
 
-    def _request_timeout(self, what: str) -> tuple[float, float]:
+    def start(self) -> None:
+        """Start the overall deadline again from now (e.g. after a confirmation prompt)."""
+        self._deadline = time.monotonic() + self.deadline_s
+
+    def request_timeout(self, what: str, *, past_deadline: bool = False) -> tuple[float, float]:
+        """(connect, read) seconds for one call: the limits, cut to what is left of the deadline.
+
+        Past the deadline a call is refused (UpstreamError), unless `past_deadline`: then it gets
+        the full limits (cleanup that must still be sent once, as acceptance run's namespace delete).
+        """
+        connect_s, read_s = float(limits().api_connect_timeout), float(limits().api_read_timeout)
+        if past_deadline:
+            return (connect_s, read_s)
         left = self._deadline - time.monotonic()
         if left <= 0:
             raise UpstreamError(self.service, f"{what}: no answer within --timeout {self.deadline_s:g} s")
-        return (min(float(limits().api_connect_timeout), left), min(float(limits().api_read_timeout), left))
+        return (min(connect_s, left), min(read_s, left))
 
     @contextmanager
     def calling(self, what: str) -> Iterator[None]:
         """Run one call; whatever it raises leaves as `upstream_error`'s one-line UpstreamError."""
         try:
             yield
-        except UpstreamError:
+        except GpuplaneError:  # already one of gpuplane's own errors (e.g. a caller's InputError)
             raise
         except Exception as exc:  # the one place every client/transport failure is mapped
-            raise upstream_error(self.service, what, exc, self._secrets) from None
+            raise upstream_error(self.service, what, exc, self.secrets) from None
 
     def get(self, path: str) -> tuple[int, Any]:
         """GET `path`: (HTTP status, decoded JSON; None unless the status is 2xx).
@@ -118,7 +143,7 @@ class Client:
         from kubernetes.client.exceptions import ApiException
 
         what = f"GET {path}"
-        timeout = self._request_timeout(what)
+        timeout = self.request_timeout(what)
         with self.calling(what):
             try:
                 resp = self._rest_get(path, timeout)
@@ -167,6 +192,7 @@ class Client:
         )
 
     def close(self) -> None:
+        """Close the connection pool."""
         self.api_client.close()
 
 
@@ -242,7 +268,20 @@ def connect(kubeconfig: str, context: str | None = None, timeout: float | None =
     if "://" not in str(cfg.host or ""):
         raise InputError.single(kubeconfig, "cannot use the kubeconfig: its cluster has no server URL")
     cfg.retries = 0  # one attempt per call: the timeouts above are the whole wait
-    secrets = tuple(str(v) for v in (cfg.api_key or {}).values())
-    secrets += tuple(str(v) for v in (cfg.username, cfg.password) if v)
     deadline = checked_timeout(timeout)
-    return Client(client.ApiClient(cfg), str(cfg.host or "<no server>"), deadline, secrets)
+    return Client(client.ApiClient(cfg), str(cfg.host or "<no server>"), deadline, _secrets(cfg))
+
+
+#: Shortest credential searched for in what is shown: removing every `t` from a log or a bundle
+#: would destroy it and protect nothing.
+MIN_SECRET_CHARS = 6
+
+
+def _secrets(cfg: Any) -> tuple[str, ...]:
+    """What a loaded kubeconfig holds that must never be shown: tokens (with and without their
+    `Bearer ` prefix), the user name and password; longest first, none shorter than MIN_SECRET_CHARS."""
+    found: set[str] = set()
+    for value in [*(cfg.api_key or {}).values(), cfg.username, cfg.password]:
+        if value:
+            found |= {str(value), str(value).split(" ", 1)[-1]}
+    return tuple(sorted((s for s in found if len(s) >= MIN_SECRET_CHARS), key=lambda s: (-len(s), s)))

@@ -34,7 +34,9 @@ class Entry:
     inadmissible: bool = False
 
     def usage(self) -> dict[FR, int]:
+        """The quota the head's flavor assignment would use ({} when it has none)."""
         return self.assignment.usage if self.assignment is not None else {}
 
     def mode(self) -> int:
+        """The assignment's mode (fit, preempt, no fit)."""
         return self.assignment.mode() if self.assignment is not None else MODE_NOFIT

@@ -6,13 +6,14 @@
 Modules: `space` (candidates, designs), `spacefile` (plan.yaml), `design` (a design as a validated
 spec, quotas scaled with capacity), `evaluate` (one design through the twin -> `DesignResult`),
 `goal` (constraints, verdicts), `runner` (in process or Ray tasks, the per-design cache),
-`search` (grid, successive halving, seeds, Pareto front), `output`, `report`, `session`.
+`search` (grid, successive halving, seeds, Pareto front), `output`, `report`, `command` (one run:
+the front door the CLI calls).
 """
 
+from gpuplane.plan.command import PlanOptions, execute
 from gpuplane.plan.evaluate import DesignResult, Task, evaluate
 from gpuplane.plan.goal import Constraint, parse_goal
 from gpuplane.plan.search import SearchResult, Settings, search
-from gpuplane.plan.session import PlanOptions, execute
 from gpuplane.plan.space import SearchSpace, derive_space
 
 __all__ = [

@@ -1,5 +1,5 @@
 """What `gpuplane plan` writes into DIR and prints: the winning spec, plan.json, designs.csv, the
-terminal table. Pure functions from the search result to text; writing is in `session`."""
+terminal table. Pure functions from the search result to text; writing is in `command`."""
 
 from __future__ import annotations
 

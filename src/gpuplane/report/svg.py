@@ -97,10 +97,12 @@ class Frame:
 
     @property
     def x0(self) -> float:
+        """Left edge of the plot in pixels."""
         return float(self.left)
 
     @property
     def x1(self) -> float:
+        """Right edge of the plot in pixels."""
         return float(self.width - self.right)
 
     @property
@@ -110,6 +112,7 @@ class Frame:
 
     @property
     def y1(self) -> float:
+        """Top of the plot in pixels (SVG y grows downwards)."""
         return float(self.top)
 
     def sx(self, lo: float, hi: float) -> Callable[[float], float]:

@@ -70,4 +70,5 @@ class Billing:
 
     @classmethod
     def empty(cls, pools: int) -> Billing:
+        """Zero billing for `pools` pools."""
         return cls([0.0] * pools, [0] * pools, [0] * pools, [0] * pools, [0] * pools)

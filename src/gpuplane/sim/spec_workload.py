@@ -57,6 +57,7 @@ class SpecWorkload:
 
     @property
     def note(self) -> str:
+        """One line saying what the workload holds and what was adjusted to fit the spec."""
         parts = [f"{len(self.workloads):,} workloads"]
         if self.resized:
             parts.append(f"{self.resized:,} resized to fit their team's pools")

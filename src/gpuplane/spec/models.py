@@ -345,6 +345,7 @@ class NodePool(SpecModel):
 
     @property
     def taints_explicitly_empty(self) -> bool:
+        """Whether the spec says `taints: []` (no taints) rather than leaving them unset."""
         return "taints" in self.model_fields_set and not self.taints
 
 
@@ -659,4 +660,5 @@ class PlatformSpec(SpecModel):
         return next((p for p in self.node_pools if p.name == name), None)
 
     def team(self, name: str) -> Team | None:
+        """The team called `name` (None when the spec has none)."""
         return next((t for t in self.teams if t.name == name), None)

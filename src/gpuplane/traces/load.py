@@ -49,6 +49,7 @@ class WorkloadStream:
 
     @property
     def warnings(self) -> list[Problem]:
+        """The warnings of the rows read so far."""
         return self.issues.warnings
 
     def __iter__(self) -> Iterator[Workload]:

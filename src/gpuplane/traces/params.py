@@ -26,6 +26,7 @@ class Lognormal:
 
     @classmethod
     def from_percentiles(cls, p50: float, p90: float, max_s: float) -> Lognormal:
+        """The lognormal with this median and 90th percentile, capped at `max_s`."""
         if not 0 < p50 < p90:
             raise ValueError(f"need 0 < p50 < p90, got {p50}, {p90}")
         return cls(math.log(p50), (math.log(p90) - math.log(p50)) / Z90, max_s)
@@ -46,6 +47,7 @@ class JobClassParams:
 
     @property
     def mean_gang(self) -> float:
+        """Mean gang size, weighted."""
         total = sum(w for _, w in self.gang_sizes)
         return sum(g * w for g, w in self.gang_sizes) / total
 

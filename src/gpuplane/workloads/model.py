@@ -40,10 +40,12 @@ class Container:
 
     @property
     def name(self) -> str:
+        """The container's name."""
         return as_str(self.data.get("name"))
 
     @property
     def image(self) -> str:
+        """The container's image."""
         return as_str(self.data.get("image"))
 
     @property
@@ -52,6 +54,7 @@ class Container:
         return self.init and as_str(self.data.get("restartPolicy")) == "Always"
 
     def resources(self, section: str) -> dict[str, Any]:
+        """The container's `resources.requests` or `resources.limits` (`section`)."""
         return as_dict(get(self.data, "resources", section))
 
     def gpu_amounts(self, section: str) -> dict[str, float]:
@@ -72,6 +75,7 @@ class Container:
         return self._gpus
 
     def env(self) -> list[tuple[int, dict[str, Any]]]:
+        """The container's env entries that are objects, with their index."""
         return [(i, e) for i, e in enumerate(as_list(self.data.get("env"))) if isinstance(e, dict)]
 
 
@@ -92,6 +96,7 @@ class PodTemplate:
 
     @property
     def labels(self) -> dict[str, str]:
+        """The pod template's labels, values as strings."""
         return {str(k): as_str(v) for k, v in as_dict(self.meta.get("labels")).items()}
 
     def gpus(self) -> dict[str, float]:
@@ -119,6 +124,7 @@ class PodTemplate:
         return total
 
     def is_gpu(self) -> bool:
+        """Whether a pod requests any GPU."""
         return bool(self.gpus())
 
     def reset_gpus(self) -> None:

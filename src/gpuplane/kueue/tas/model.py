@@ -35,6 +35,7 @@ class Topology:
 
     @property
     def lowest_is_hostname(self) -> bool:
+        """Whether the topology's lowest level is the node (kubernetes.io/hostname)."""
         return bool(self.levels) and self.levels[-1] == HOSTNAME_LABEL
 
 
@@ -108,6 +109,7 @@ class TopologyAssignment:
         return {"levels": list(self.levels), "slices": slices if self.domains else []}
 
     def pods(self) -> int:
+        """Pods assigned over every domain."""
         return sum(d.count for d in self.domains)
 
 

@@ -117,6 +117,7 @@ class Stats:
             self.resources[k] = self.resources.get(k, 0) + v
 
     def text(self) -> str:
+        """Why nodes were excluded, as Kueue words it (node selector, affinity, taints, resources)."""
         reasons = []
         if self.node_selector:
             reasons.append(f"nodeSelector: {self.node_selector}")
@@ -204,6 +205,8 @@ class FlavorTopology:
 
     # ------------------------------------------------------------------ helpers
     def has_level(self, req: TASPodSetRequest) -> bool:
+        """Whether the topology has the levels the request names (required or preferred, and its slice
+        level)."""
         key = self._level_key(req)
         slice_key = req.request.slice_level or (self.levels[-1] if self.levels else "")
         return key is not None and key in self.levels and slice_key in self.levels
@@ -370,6 +373,7 @@ class FlavorTopology:
 
     # ------------------------------------------------------------------ phase 2
     def not_fit(self, fit: int, total: int, slice_size: int, stats: Stats) -> str:
+        """Kueue's message for a pod set that does not fit the topology."""
         unit = "pod" if slice_size == 1 else "slice"
         name = self.topology.name
         if fit == 0:

@@ -1,5 +1,6 @@
-"""One `gpuplane plan` run: load the spec, the trace and plan.yaml, evaluate the spec as given,
-search, price the baselines, and write DIR. The CLI only parses arguments and calls `execute`.
+"""`gpuplane plan` without typer, the engine's front door: one run loads the spec, the trace and
+plan.yaml, evaluates the spec as given, searches, prices the baselines and writes DIR. The CLI only
+parses arguments, calls `execute` and prints.
 
 DIR holds only what plan writes: `winner.yaml` (the winning spec, ready for `render`),
 `report.html`, `plan.json`, `designs.csv` and `cache/` (one JSON per evaluation, so a second run
