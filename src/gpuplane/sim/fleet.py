@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from gpuplane.sim.autoscaler import scale_up
 from gpuplane.sim.cluster import Cluster, Node
-from gpuplane.sim.config import SimConfig
+from gpuplane.sim.config import SimConfig, default
 from gpuplane.sim.events import LOSS, READY, SCALE_DOWN, WINDOW_CLOSE, WINDOW_OPEN
 from gpuplane.sim.pools import PoolModel
 from gpuplane.sim.purchase import autoscale_cap, flex_delay, flex_run, windows
@@ -36,6 +36,7 @@ class Fleet:
         self.rngs = [random.Random(f"{config.seed}:{p.name}") for p in pools]
         # A pool whose size can never exceed minNodes never scales down: no scale-down checks.
         self._can_shrink = [p.max_nodes > p.min_nodes for p in pools]
+        self._scan_s = default("autoscaler_scan_s")
         # Purchased capacity (sim.purchase): block nodes by id, per-pool autoscaler caps.
         self.pinned: dict[int, int] = {}
         self.pinned_count = [0] * len(pools)
@@ -135,7 +136,9 @@ class Fleet:
         """Remove a node empty since `since` if it is still unneeded; True when it was removed.
 
         With pods pending for its pool the node is not unneeded (kube-scheduler would bind them
-        to it): it is looked at again after another unneeded period.
+        to it): it is looked at again after another unneeded period, and no sooner than the
+        autoscaler's next scan (`autoscaler_scan_s`; an unneeded time of 0 once re-checked the node
+        at the same instant without end).
         """
         node = self.cluster.nodes.get(node_id)
         if node is None or node.empty_since != since or node.pods or node_id in self.pinned:
@@ -143,7 +146,8 @@ class Fleet:
         if self.cluster.ready_count[node.pool] <= self.pools[node.pool].min_nodes:
             return False
         if pods_pending:
-            self.push(now + self.config.scale_down_unneeded_s, SCALE_DOWN, node_id, since)
+            again = max(self.config.scale_down_unneeded_s, self._scan_s)
+            self.push(now + again, SCALE_DOWN, node_id, since)
             return False
         self.cluster.remove(node_id)
         self.billing.nodes_removed[node.pool] += 1
