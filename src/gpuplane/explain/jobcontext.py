@@ -129,6 +129,7 @@ class JobContext:
             dict(parsed.dra.mappings),
         )
         self._defaults: dict[str, Defaults | None] = {}
+        self._policies: list[DefaultPriority] | None = None
         for obj in parsed.objects:
             self._index(obj)
         for raw in parsed.k8s:
@@ -169,7 +170,9 @@ class JobContext:
         MutatingAdmissionPolicy with its binding, or a Kyverno ClusterPolicy, carrying
         `ANNOTATION_DEFAULT_PRIORITY`) labels a job of this kind created in this namespace."""
         labels = self.namespace_labels(namespace)
-        for cls, selector, kinds, source in default_priority_policies(self.objects):
+        if self._policies is None:  # read once: the input does not change while jobs convert
+            self._policies = default_priority_policies(self.objects)
+        for cls, selector, kinds, source in self._policies:
             if selector.matches(labels) and ((group, kind.lower() + "s") in kinds or (group, kind) in kinds):
                 return cls, source
         return None
