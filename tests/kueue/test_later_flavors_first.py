@@ -16,15 +16,15 @@ shortcut on and off and compares every admission, preemption, reason and scan po
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from gpuplane.kueue import PodSet, Snapshot, assignment, schedule_cycle
+from gpuplane.kueue import PodSet, Snapshot, assignment, schedule_cycle, scheduler
 from gpuplane.kueue import flavor_assigner as fa
+from gpuplane.kueue.objects import FR
 from gpuplane.kueue.scheduler import pending_report
 
 from .kueue_builders import Quota, admit, cohort, cq, flavors, group, ps, wl, world
@@ -37,20 +37,22 @@ FUNGIBILITY = [
 ]
 
 
-@pytest.fixture
-def searches(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """Workload keys of every preemption search the flavor assigner's oracle runs (in order)."""
-    seen: list[str] = []
-    real = assignment.get_targets
+def _first_search(objs: list[object], key: str, fast: bool, fair: bool = False) -> tuple[str, list[FR]]:
+    """The flavor the assigner gives `key`'s GPUs (on a fresh snapshot of `objs`) and the
+    (flavor, resource) pairs it asked the preemption oracle about, in order."""
+    snap = world(objs, fair=fair)
+    wl = snap.workloads[key]
+    state = snap.cqs[snap.cq_for(wl)[0] or ""]
+    real: Any = assignment._oracle(snap, wl, state)
+    calls: list[FR] = []
 
-    def counted(snap: Snapshot, wl: Any, state: Any, frs: Any, requests: Any, tas_fits: Any = None) -> Any:
-        if tas_fits is None and len(requests) == 1:  # the oracle asks about one (flavor, resource)
-            seen.append(wl.key)
-        return real(snap, wl, state, frs, requests, tas_fits)
+    def oracle(fr: FR, qty: int) -> tuple[int, int, list[str]]:
+        calls.append(fr)
+        got: tuple[int, int, list[str]] = real(fr, qty)
+        return got
 
-    monkeypatch.setattr(assignment, "get_targets", counted)
-    yield seen
-    fa.use_later_flavors_first(True)
+    chosen = fa.FlavorAssigner(snap, wl, state, oracle, fast).assign()
+    return chosen.podsets[0].flavors["gpu"].flavor, calls
 
 
 def _one_cq(**fung: Any) -> list[object]:
@@ -91,25 +93,26 @@ def _run(
         },
     ],
 )
-def test_preempt_then_fit_takes_the_fitting_flavor_without_a_search(
-    searches: list[str], fung: dict[str, str], fair: bool
-) -> None:
+def test_preempt_then_fit_takes_the_fitting_flavor_without_a_search(fung: dict[str, str], fair: bool) -> None:
     # f1: 2 more GPUs than free, nominal 4 >= 2, so Kueue asks the oracle: Preempt (old is lower
     # priority). whenCanPreempt TryNextFlavor: try f2, which fits without borrowing (mode Fit,
     # borrowing 0): shouldTryNextFlavor is false there, the search ends on f2. Nothing is preempted.
     assert _run(_one_cq(**fung), shortcut=False, fair=fair)[:2] == (["ns/new@f2"], {})
-    assert searches == ["ns/new"]  # the reference simulates preemption in f1
-    searches.clear()
     assert _run(_one_cq(**fung), shortcut=True, fair=fair)[:2] == (["ns/new@f2"], {})
-    assert searches == []
+    assert _first_search(_one_cq(**fung), "ns/new", fast=False, fair=fair) == ("f2", [("f1", "gpu")])
+    assert _first_search(_one_cq(**fung), "ns/new", fast=True, fair=fair) == ("f2", [])
 
 
 @pytest.mark.parametrize("shortcut", [False, True])
-def test_may_stop_search_on_preempt_preempts_in_the_first_flavor(searches: list[str], shortcut: bool) -> None:
+def test_may_stop_search_on_preempt_preempts_in_the_first_flavor(shortcut: bool) -> None:
     # whenCanPreempt MayStopSearch: Preempt in f1 ends the search; new preempts old, f2 is not tried.
-    admitted, preempted, _ = _run(_one_cq(when_can_preempt="MayStopSearch"), shortcut)
+    objs = _one_cq(when_can_preempt="MayStopSearch")
+    admitted, preempted, _ = _run(objs, shortcut)
     assert (admitted, preempted) == ([], {"ns/old": "ns/new"})
-    assert searches == ["ns/new", "ns/new"]  # the oracle in f1, then the targets of the Preempt entry
+    assert _first_search(_one_cq(when_can_preempt="MayStopSearch"), "ns/new", shortcut) == (
+        "f1",
+        [("f1", "gpu")],
+    )
 
 
 def _borrowing_second(**fung: Any) -> list[object]:
@@ -142,14 +145,14 @@ def _borrowing_second(**fung: Any) -> list[object]:
     ],
 )
 def test_a_fit_that_borrows_stops_the_search_only_under_may_stop_search(
-    searches: list[str], fung: dict[str, str], expected: tuple[list[str], dict[str, str]], shortcut: bool
+    fung: dict[str, str], expected: tuple[list[str], dict[str, str]], shortcut: bool
 ) -> None:
     assert _run(_borrowing_second(**fung), shortcut)[:2] == expected
-    f1_searched = "ns/new" in searches
-    assert f1_searched == (not shortcut or fung.get("when_can_borrow") == "TryNextFlavor")
+    _, calls = _first_search(_borrowing_second(**fung), "ns/new", shortcut)
+    assert (calls == [("f1", "gpu")]) == (not shortcut or fung.get("when_can_borrow") == "TryNextFlavor")
 
 
-def test_reasons_of_a_head_skipped_later_name_the_victims_of_the_skipped_search(searches: list[str]) -> None:
+def test_reasons_of_a_head_skipped_later_name_the_victims_of_the_skipped_search() -> None:
     # `new` (CQ a): f1 Preempt (victim old), f2 Fit by borrowing b's 4 GPUs -> assigned f2 (borrowing 1).
     # `bee` (CQ b, 4 GPUs): f1 has no room and b may not preempt -> NoFit; f2 Fit in b's nominal.
     # Classical order: borrowing 0 first, so bee is admitted and takes f2; new no longer fits and
@@ -166,13 +169,30 @@ def test_reasons_of_a_head_skipped_later_name_the_victims_of_the_skipped_search(
     assert reason == ref.last_reason["ns/new"]
 
 
-def test_a_fit_head_that_cannot_be_skipped_keeps_its_search_skipped(searches: list[str]) -> None:
+def test_a_fit_head_that_cannot_be_skipped_keeps_its_search_skipped() -> None:
     # As above but bee asks for 1 GPU: with it charged, f2 still has room for new (2 of the 3 left)
     # so new cannot be skipped: it is admitted on f2 and f1's search never runs.
     objs = [*_borrowing_second(), wl("bee", "b", priority=0, t=1.0, gpu=1)]
     admitted, preempted, _ = _run(objs, shortcut=True)
     assert (sorted(admitted), preempted) == (["ns/bee@f2", "ns/new@f2"], {})
-    assert searches == []
+    objs = [*_borrowing_second(), wl("bee", "b", priority=0, t=1.0, gpu=1)]
+    assert _settled(objs, fair=False) == (1, 0)  # new's f1 search skipped, and not run afterwards
+    objs = [*_borrowing_second(), wl("bee", "b", priority=0, t=1.0, gpu=4)]
+    assert _settled(objs, fair=False) == (1, 1)  # (the case above: bee could take new's room)
+
+
+def _settled(objs: list[object], fair: bool) -> tuple[int, int]:
+    """In the first cycle's nomination: (searches skipped, heads assigned again in full for their
+    reasons by `settle_deferred`)."""
+    fa.use_later_flavors_first(True)
+    snap = world(objs, fair=fair)
+    snap.cycle += 1
+    entries, _ = scheduler._nominate(snap, scheduler._heads(snap))
+    before = [e.assignment for e in entries]
+    skipped = sum(len(a.deferred) for a in before if a is not None)
+    assignment.settle_deferred(snap, entries)
+    again = sum(e.assignment is not a for e, a in zip(entries, before, strict=True))
+    return skipped, again
 
 
 # ----------------------------------------------------------------------------- property test
@@ -282,32 +302,18 @@ def test_same_decisions_with_and_without_the_shortcut(
 @pytest.mark.parametrize("fair", [False, True])
 @pytest.mark.parametrize("fung", FUNGIBILITY)
 def test_every_fungibility_setting_same_decisions_and_the_shortcut_acts(
-    monkeypatch: pytest.MonkeyPatch, fung: tuple[str, str, str | None], fair: bool
+    fung: tuple[str, str, str | None], fair: bool
 ) -> None:
     # 40 seeded clusters per setting, all CQs with that setting. The shortcut must act (skip a
     # search, and re-run some for their reasons) exactly when Kueue's rules allow it:
     # whenCanPreempt TryNextFlavor, and with PreemptionOverBorrowing whenCanBorrow TryNextFlavor.
     skipped = settled = 0
-    real_assign, real_settle = fa.FlavorAssigner.assign, assignment.assignments
-
-    def counting_assign(self: fa.FlavorAssigner, counts: list[int] | None = None) -> fa.Assignment:
-        nonlocal skipped
-        out = real_assign(self, counts)
-        skipped += len(out.deferred)
-        return out
-
-    def counting_assignments(*args: Any, **kwargs: Any) -> Any:
-        nonlocal settled
-        settled += kwargs.get("fast") is False
-        return real_settle(*args, **kwargs)
-
-    monkeypatch.setattr(fa.FlavorAssigner, "assign", counting_assign)
-    monkeypatch.setattr(assignment, "assignments", counting_assignments)
     for seed in range(40):
         _same_decisions(seed, [fung] * 3, 3, fair)
+        got = _settled(_objs(seed, [fung] * 3, 3), fair)
+        skipped, settled = skipped + got[0], settled + got[1]
     allowed = fung[1] == "TryNextFlavor" and (
         fung[2] != "PreemptionOverBorrowing" or fung[0] == "TryNextFlavor"
     )
     assert (skipped > 0) == allowed
-    if allowed:
-        assert settled > 0
+    assert (settled > 0) == allowed
