@@ -46,6 +46,17 @@ from gpuplane.kueue.preemption import (
 )
 from gpuplane.kueue.snapshot import CQState
 
+#: Whether `fair_targets` first tries `_fits_with_whole_sources_gone` (the reference engine,
+#: kueue/reference.py, switches it off with `use_whole_source_bound(False)`).
+WHOLE_SOURCE_BOUND = True
+
+
+def use_whole_source_bound(on: bool) -> None:
+    """Switch the quota-tree bound before fair preemption searches on or off."""
+    global WHOLE_SOURCE_BOUND
+    WHOLE_SOURCE_BOUND = on
+
+
 _POLICIES_WITH_CANDIDATES = ("LowerPriority", "LowerOrNewerEqualPriority", "Any")
 """The policies under which `candidates.source` can return candidates (any other: none)."""
 
@@ -506,7 +517,7 @@ def _reachable(ctx: PreemptionCtx, sources: list[Source]) -> bool:
 
 def fair_targets(ctx: PreemptionCtx, strategies: tuple[str, ...]) -> list[Target]:
     """fairPreemptions: victims chosen by fair-sharing strategies, or [] when it cannot fit."""
-    if not _fits_with_whole_sources_gone(ctx):
+    if WHOLE_SOURCE_BOUND and not _fits_with_whole_sources_gone(ctx):
         return []
     sources = _sources(ctx)
     if not fits_if_all_evicted(ctx, sources):
