@@ -46,3 +46,31 @@ def test_the_sibling_fast_paths_decide_as_the_general_passes(
     assert fast == general
     if shape.startswith("contended"):
         assert preempted > 0  # the shapes exercise preemption, not only admission
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_the_whole_source_bound_decides_as_the_search(shape: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `_fits_with_whole_sources_gone` answers "no room" only when removing all the usage of every
+    # ClusterQueue the search could take from would still not make room; then the search finds
+    # nothing either. Same outcomes with the bound and with every search run.
+    bounded, _ = _cycles(SHAPES[shape]())
+    fp.use_whole_source_bound(False)
+    try:
+        searched, _ = _cycles(SHAPES[shape]())
+    finally:
+        fp.use_whole_source_bound(True)
+    assert bounded == searched
+    if fp.__file__ is not None and not fp.__file__.endswith(".py"):
+        return  # compiled: the count below needs the pure module's function to be replaceable
+    real = fp._fits_with_whole_sources_gone
+    cut = 0
+
+    def counted(ctx: object) -> bool:
+        nonlocal cut
+        ok = real(ctx)  # type: ignore[arg-type]
+        cut += not ok
+        return ok
+
+    monkeypatch.setattr(fp, "_fits_with_whole_sources_gone", counted)
+    _cycles(SHAPES[shape]())
+    assert cut > 0  # the shape has searches the bound answers

@@ -9,9 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from gpuplane.kueue import resource_node as rn
+from gpuplane.kueue.cycle_head import Entry
 from gpuplane.kueue.fair_preemption import fair_targets
 from gpuplane.kueue.flavor_assigner import (
     MODE_FIT,
+    MODE_NOFIT,
     MODE_PREEMPT,
     NO_CANDIDATES,
     PREEMPT,
@@ -56,9 +58,14 @@ def _oracle(snap: Snapshot, wl: Workload, state: CQState) -> object:
     return simulate
 
 
-def assignments(snap: Snapshot, wl: Workload, state: CQState) -> tuple[Assignment, list[Target]]:
-    """getInitialAssignments: full size first, then partial admission (PodSetReducer)."""
-    assigner = FlavorAssigner(snap, wl, state, _oracle(snap, wl, state))  # type: ignore[arg-type]
+def assignments(
+    snap: Snapshot, wl: Workload, state: CQState, fast: bool | None = None
+) -> tuple[Assignment, list[Target]]:
+    """getInitialAssignments: full size first, then partial admission (PodSetReducer).
+
+    `fast` False switches later-flavors-first off for this workload (None: the module setting).
+    """
+    assigner = FlavorAssigner(snap, wl, state, _oracle(snap, wl, state), fast)  # type: ignore[arg-type]
     full = assigner.assign()
     if snap.tas is not None:
         tas_hook.after_assign(snap, wl, state, full)
@@ -77,6 +84,46 @@ def assignments(snap: Snapshot, wl: Workload, state: CQState) -> tuple[Assignmen
         if found is not None:
             return found
     return full, []
+
+
+def settle_deferred(snap: Snapshot, entries: list[Entry]) -> None:
+    """Recompute, with every preemption simulation, the Fit heads whose reasons could be shown.
+
+    Called after nomination, before any head is processed (the snapshot is as every assignment
+    saw it). A Fit head is only ever not admitted when heads processed before it in the cycle
+    take the room (`scheduler._fits`); each of them adds at most its own assignment's usage to
+    the tree, and available quota only shrinks as usage grows. So when the head still fits with
+    every other non-NoFit head of its cohort tree charged, it will be admitted and its reasons are
+    never read; otherwise its skipped simulations are run now by assigning it again in full, which
+    gives the same flavors and modes (flavor_assigner's docstring) and the complete reasons.
+    """
+    pending = [e for e in entries if e.assignment is not None and e.assignment.deferred]
+    if not pending:
+        return
+    trees: dict[int, list[Entry]] = {}
+    for e in entries:
+        if e.mode() != MODE_NOFIT:
+            trees.setdefault(id(e.state.node.root()), []).append(e)
+    charged_all: dict[int, rn.Shift] = {}
+    for e in pending:
+        tree = id(e.state.node.root())
+        node, usage = e.state.node, e.usage()
+        shift = charged_all.get(tree)
+        if shift is None:  # every head charged, this one included: a quick sufficient check first
+            shift = charged_all[tree] = rn.removal_shift(
+                (x.state.node, _negated(x.usage())) for x in trees[tree]
+            )
+        if all(v <= rn.cq_available(node, fr, shift) for fr, v in usage.items()):
+            continue
+        others = rn.removal_shift((x.state.node, _negated(x.usage())) for x in trees[tree] if x is not e)
+        if all(v <= rn.cq_available(node, fr, others) for fr, v in usage.items()):
+            continue
+        e.assignment, e.targets = assignments(snap, e.wl, e.state, fast=False)
+
+
+def _negated(usage: dict[FR, int]) -> dict[FR, int]:
+    """A usage map as a `removal_shift` removal that adds it."""
+    return {fr: -v for fr, v in usage.items()}
 
 
 def _reduce(

@@ -46,6 +46,47 @@ from gpuplane.kueue.preemption import (
 )
 from gpuplane.kueue.snapshot import CQState
 
+#: Whether `fair_targets` first tries `_fits_with_whole_sources_gone` (the reference engine,
+#: kueue/reference.py, switches it off with `use_whole_source_bound(False)`).
+WHOLE_SOURCE_BOUND = True
+
+
+def use_whole_source_bound(on: bool) -> None:
+    """Switch the quota-tree bound before fair preemption searches on or off."""
+    global WHOLE_SOURCE_BOUND
+    WHOLE_SOURCE_BOUND = on
+
+
+_POLICIES_WITH_CANDIDATES = ("LowerPriority", "LowerOrNewerEqualPriority", "Any")
+"""The policies under which `candidates.source` can return candidates (any other: none)."""
+
+
+def _fits_with_whole_sources_gone(ctx: PreemptionCtx) -> bool:
+    """Would the workload fit with all the usage of every ClusterQueue `_sources` could draw on gone?
+
+    Those are the preemptor's own ClusterQueue (when withinClusterQueue allows candidates) and
+    the borrowing ClusterQueues of its cohort tree (when reclaimWithinCohort does). Their
+    candidates use at most what the ClusterQueue uses, and capacity only grows as usage drops,
+    so when even this fails, `fits_if_all_evicted` fails too and the search finds nothing:
+    answered from the quota tree alone, without building a candidate list.
+    """
+    state, snap = ctx.state, ctx.snap
+    pol = state.spec.preemption
+    frs = ctx.requests
+    removals: list[tuple[rn.Node, Mapping[FR, int]]] = []
+    if pol.within_cluster_queue in _POLICIES_WITH_CANDIDATES:
+        removals.append((state.node, {fr: state.node.usage.get(fr, 0) for fr in frs}))
+    if state.node.parent is not None and pol.reclaim_within_cohort in _POLICIES_WITH_CANDIDATES:
+        for cq_node in state.node.root().subtree_cqs():
+            other = snap.cqs[cq_node.name]
+            if other is not state and cq_is_borrowing(other, ctx.frs):
+                removals.append((cq_node, {fr: cq_node.usage.get(fr, 0) for fr in frs}))
+    if not removals:
+        return False
+    shift = rn.removal_shift(removals)
+    node = state.node
+    return all(v <= rn.cq_available(node, fr, shift) for fr, v in frs.items())
+
 
 def _sources(ctx: PreemptionCtx) -> list[Source]:
     """findCandidates: the preemptor's own ClusterQueue, then borrowing ones in its cohort tree."""
@@ -476,15 +517,18 @@ def _reachable(ctx: PreemptionCtx, sources: list[Source]) -> bool:
 
 def fair_targets(ctx: PreemptionCtx, strategies: tuple[str, ...]) -> list[Target]:
     """fairPreemptions: victims chosen by fair-sharing strategies, or [] when it cannot fit."""
+    if WHOLE_SOURCE_BOUND and not _fits_with_whole_sources_gone(ctx):
+        return []
     sources = _sources(ctx)
     if not fits_if_all_evicted(ctx, sources):
         return []
-    cands = _candidates(sources)
-    if not cands:
-        return []
     snap = ctx.snap
     rn.add_usage_map(ctx.state.node, ctx.requests, 1)
-    if not _reachable(ctx, sources):
+    if not _reachable(ctx, sources):  # (before the candidate lists are built: the same [] either way)
+        rn.add_usage_map(ctx.state.node, ctx.requests, -1)
+        return []
+    cands = _candidates(sources)
+    if not cands:
         rn.add_usage_map(ctx.state.node, ctx.requests, -1)
         return []
     fits, targets, retry = _first_pass(ctx, cands, _strategy(strategies[0] if strategies else ""))

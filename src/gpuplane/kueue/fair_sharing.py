@@ -109,36 +109,60 @@ def is_zero(share: Share) -> bool:
 
 # ------------------------------------------------------------------ admission tournament
 class _Ranked:
-    """An entry with its (borrowing, share) per ancestor, valid for the path versions `vers`."""
+    """An entry with its (borrowing, share) per ancestor and its tournament key there, valid for the
+    versions `vers` of the nodes on its path below the root.
 
-    __slots__ = ("entry", "path", "usage", "values", "vers")
+    A node's values depend only on the usage of the path up to it, so after a change only the
+    levels from the lowest changed node up are computed again (`refresh`); the key (values, then
+    the workload's priority and order time) is kept per ancestor for `_run`.
+    """
 
-    def __init__(self, entry: object, node: rn.Node, usage: dict[FR, int]) -> None:
+    __slots__ = ("deltas", "entry", "keys", "order", "path", "usage", "values", "vers")
+
+    def __init__(self, entry: object, node: rn.Node, usage: dict[FR, int], wl: Workload) -> None:
         self.entry = entry
         self.usage = usage
         self.path = [node, *node.path_to_root()]
-        self.vers: tuple[int, ...] = ()
+        self.vers: list[int] = [-1] * (len(self.path) - 1)
         self.values: dict[str, tuple[int, Share]] = {}
+        self.keys: dict[str, tuple[int, Share, int, float]] = {}
+        self.order = (-wl.priority, wl.order_time)
+        # The usage change the entry would make at each node of the path (as `rn.usage_deltas`).
+        self.deltas: list[dict[FR, int]] = [{fr: v for fr, v in usage.items() if v}]
 
     def refresh(self) -> None:
-        """Recompute the values if some node below the root on the path changed since last time."""
-        vers = tuple(n.ver for n in self.path[:-1])
-        if vers == self.vers:
+        """Recompute the values from the lowest node below the root on the path that changed."""
+        path, vers = self.path, self.vers
+        first = 0
+        n = len(vers)
+        while first < n and path[first].ver == vers[first]:
+            first += 1
+        if first == n:
             return
-        self.vers = vers
-        deltas = dict(rn.usage_deltas(self.path[0], self.usage, 1))
-        values: dict[str, tuple[int, Share]] = {}
-        for child, ancestor in zip(self.path, self.path[1:], strict=False):
-            delta = deltas.get(child, {})
+        deltas = self.deltas
+        del deltas[first + 1 :]
+        prio, t = self.order
+        for i in range(first, n):
+            child, ancestor = path[i], path[i + 1]
+            vers[i] = child.ver
+            delta = deltas[i]
+            usage, subtree = child.usage, child.subtree
             borrowing = (
-                1
-                if any(
-                    child.usage.get(fr, 0) + delta.get(fr, 0) > child.subtree.get(fr, 0) for fr in self.usage
-                )
-                else 0
+                1 if any(usage.get(fr, 0) + delta.get(fr, 0) > subtree.get(fr, 0) for fr in self.usage) else 0
             )
-            values[ancestor.name] = (borrowing, dominant_share(child, delta))
-        self.values = values
+            share = dominant_share(child, delta)
+            self.values[ancestor.name] = (borrowing, share)
+            self.keys[ancestor.name] = (borrowing, share, prio, t)
+            up: dict[FR, int] = {}
+            if delta:
+                local = child.local
+                for fr, d in delta.items():
+                    loc = local.get(fr, 0)
+                    old = usage.get(fr, 0)
+                    moved = max(0, old + d - loc) - max(0, old - loc)
+                    if moved:
+                        up[fr] = moved
+            deltas.append(up)
 
 
 def tournament_order(
@@ -157,36 +181,38 @@ def tournament_order(
             trees.setdefault(node.root().name, []).append(e)
     yield from sorted(standalone, key=lambda e: state_of(e).name)
     for root_name in sorted(trees):
-        ranked = {state_of(e).name: _Ranked(e, state_of(e).node, usage_of(e)) for e in trees[root_name]}
+        ranked = {
+            state_of(e).name: _Ranked(e, state_of(e).node, usage_of(e), wl_of(e)) for e in trees[root_name]
+        }
         root = snap.cohorts[root_name]
         while ranked:
             for r in ranked.values():
                 r.refresh()
-            best = _run(root, ranked, wl_of)
+            best = _run(root, ranked)
             assert best is not None
             del ranked[state_of(best.entry).name]
             yield best.entry
 
 
-def _run(cohort: rn.Node, ranked: dict[str, _Ranked], wl_of: Callable[[object], Workload]) -> _Ranked | None:
+def _run(cohort: rn.Node, ranked: dict[str, _Ranked]) -> _Ranked | None:
+    """The winner at `cohort`: the lowest (borrowing, share, -priority, order time) there, the
+    first one on ties (winners of child cohorts, then the child ClusterQueues in order)."""
     cands: list[_Ranked] = []
     for child in cohort.child_cohorts:
-        winner = _run(child, ranked, wl_of)
+        winner = _run(child, ranked)
         if winner is not None:
             cands.append(winner)
     for cq in cohort.child_cqs:
-        if cq.name in ranked:
-            cands.append(ranked[cq.name])
+        r = ranked.get(cq.name)
+        if r is not None:
+            cands.append(r)
     if not cands:
         return None
-
-    def key(r: _Ranked) -> tuple[int, Share, int, float]:
-        borrowing, share = r.values[cohort.name]
-        wl = wl_of(r.entry)
-        return (borrowing, share, -wl.priority, wl.order_time)
-
+    name = cohort.name
     best = cands[0]
+    best_key = best.keys[name]
     for cur in cands[1:]:
-        if key(cur) < key(best):
-            best = cur
+        key = cur.keys[name]
+        if key < best_key:
+            best, best_key = cur, key
     return best

@@ -3,6 +3,27 @@
 Mirrors `pkg/scheduler/flavorassigner/flavorassigner.go`: flavors are tried in order, each is
 checked for eligibility (taints, node labels) and quota (`fits_resource_quota`), modes are
 ranked by the fungibility preference and the stop rule decides when to stop searching.
+
+Later flavors first (issue 23; kubernetes-sigs/kueue @ff69552e, v0.20.0-devel after v0.19.2:
+`findFlavorForPodSets`, `shouldTryNextFlavor`, `isPreferred`, `fitsResourceQuota` in
+flavorassigner.go, `PreemptionOracle.SimulatePreemption` in pkg/scheduler/preemption/
+preemption_oracle.go, and the `FlavorFungibility` defaults in apis/kueue/v1beta2/
+clusterqueue_types.go: whenCanBorrow MayStopSearch, whenCanPreempt TryNextFlavor, no preference):
+the search stops at the first flavor whose representative mode `shouldTryNextFlavor` rejects, and
+then takes that flavor whatever came before. When whenCanPreempt is TryNextFlavor (and, with
+preference PreemptionOverBorrowing, whenCanBorrow too), a flavor whose quota check needs the
+preemption oracle never stops the search, whatever the oracle answers: the oracle's modes are
+NoCandidates/Preempt/Reclaim, never NoFit, so which resources are checked does not depend on it,
+and the representative mode is then one of those modes (or, with PreemptionOverBorrowing, Fit
+while borrowing), all of which try the next flavor (`_may_skip_oracle`). So before simulating
+preemption in such a flavor, the assigner looks for a later flavor that fits outright and stops
+the search (`_later_stop`): when there is one, Kueue's search ends there, and the oracle's
+answers for the flavors before it cannot change the chosen flavor, mode, borrowing or scan
+position; they are not computed. Only the reason text ("preempting ... would make room") could
+differ, so the skipped simulations are recorded (`Assignment.deferred`): an assignment that is not
+Fit is recomputed in full at once, and a Fit one whose reasons could still be shown (its head
+might be skipped later in the cycle) is recomputed by `assignment.settle_deferred` before any
+admission. `use_later_flavors_first(False)` (the reference engine) switches this off.
 """
 
 from __future__ import annotations
@@ -25,6 +46,20 @@ _BEST = (FIT, 0)
 
 Oracle = Callable[[FR, int], tuple[int, int, list[str]]]
 """Preemption oracle: (fr, quantity) -> (NO_CANDIDATES|PREEMPT|RECLAIM, borrow after, victim keys)."""
+
+#: Whether flavor assigners look for a later flavor that fits before simulating preemption
+#: (module docstring); the reference engine (kueue/reference.py) switches it off.
+LATER_FLAVORS_FIRST = True
+
+
+def use_later_flavors_first(on: bool) -> None:
+    """Switch the later-flavors-first shortcut on or off for assigners created from now on."""
+    global LATER_FLAVORS_FIRST
+    LATER_FLAVORS_FIRST = on
+
+
+Deferred = tuple[int, FR, int]
+"""A preemption simulation left out: (position in `Assignment.reasons`, fr, quantity)."""
 
 
 @dataclass(slots=True)
@@ -68,6 +103,9 @@ class Assignment:
     last_tried: dict[tuple[int, str], int] = field(default_factory=dict)
     #: Topology assignment per pod set name (`gpuplane.kueue.tas`), when TAS placed it.
     topology: dict[str, Any] | None = None
+    #: Preemption simulations skipped by later-flavors-first (their victims are missing from
+    #: `reasons`; nothing else depends on them). Only ever non-empty on a Fit assignment.
+    deferred: list[Deferred] = field(default_factory=list)
 
     def mode(self) -> int:
         """RepresentativeMode: the worst mode over all pod sets."""
@@ -121,6 +159,19 @@ def should_try_next(mode: tuple[int, int], fung: FlavorFungibility) -> bool:
     return mode[1] > 0 and fung.when_can_borrow == "TryNextFlavor"
 
 
+def _may_skip_oracle(fung: FlavorFungibility) -> bool:
+    """Whether a flavor that needs the preemption oracle tries the next flavor whatever it answers.
+
+    The oracle answers NoCandidates, Preempt or Reclaim. The representative mode is then one of
+    those (each tries the next flavor when whenCanPreempt is TryNextFlavor; NoCandidates always)
+    or, with PreemptionOverBorrowing, possibly Fit while borrowing (tries the next flavor when
+    whenCanBorrow is TryNextFlavor), never Fit without borrowing (`isPreferred`).
+    """
+    if fung.when_can_preempt != "TryNextFlavor":
+        return False
+    return fung.preference != "PreemptionOverBorrowing" or fung.when_can_borrow == "TryNextFlavor"
+
+
 def _to_assignment_mode(mode: int) -> int:
     if mode == FIT:
         return MODE_FIT
@@ -168,16 +219,33 @@ def _mismatch(flavor: ResourceFlavor, ps: PodSet) -> str | None:
 class FlavorAssigner:
     """Assigns flavors to one workload in one ClusterQueue against the current snapshot."""
 
-    def __init__(self, snap: Snapshot, wl: Workload, state: CQState, oracle: Oracle) -> None:
+    def __init__(
+        self, snap: Snapshot, wl: Workload, state: CQState, oracle: Oracle, fast: bool | None = None
+    ) -> None:
         self.snap = snap
         self.wl = wl
         self.state = state
         self.oracle = oracle
         scan = snap.scan.get(wl.key)
         self.resume = scan.last_tried if scan and scan.generation == state.generation else {}
+        on = LATER_FLAVORS_FIRST if fast is None else fast
+        self.fast = on and snap.tas is None and _may_skip_oracle(state.spec.flavor_fungibility)
+        # While one resource group's flavors are searched with the shortcut: the flavor index being
+        # tried, its pod set, group and requests, and the first later flavor known to stop the search.
+        self._probe: tuple[int, PodSet, ResourceGroup, dict[str, int], Assignment] | None = None
+        self._stop: tuple[int, int] | None = None  # (searched from index, stopping index or -1)
 
     def assign(self, counts: list[int] | None = None) -> Assignment:
         """Assign flavors to every pod set, with `counts` overriding pod counts (partial admission)."""
+        out = self._assign(counts)
+        if out.deferred and out.mode() != MODE_FIT:
+            # Its reasons will be shown: compute the skipped simulations as Kueue does.
+            self.fast = False
+            out = self._assign(counts)
+            self.fast = True
+        return out
+
+    def _assign(self, counts: list[int] | None) -> Assignment:
         out = Assignment()
         has_pods = "pods" in self.state.group_of
         for i, ps in enumerate(self.wl.pod_sets):
@@ -226,6 +294,8 @@ class FlavorAssigner:
         start = self.resume.get((idx, first_res), -1) + 1
         attempted = -1
         n = len(group.flavors)
+        fast = self.fast and n > 1 and ps.topology is None
+        self._stop = None
         for fidx in range(start if start < n else 0, n):
             attempted = fidx
             fname = group.flavors[fidx].name
@@ -242,7 +312,9 @@ class FlavorAssigner:
             if why is not None:
                 out.reasons.append(why)
                 continue
+            self._probe = (fidx, ps, group, reqs, out) if fast and fidx < n - 1 else None
             choices, rep = self._try_flavor(fname, reqs, out)
+            self._probe = None
             if not should_try_next(rep, fung):
                 best, best_mode = choices, rep
                 break
@@ -292,11 +364,54 @@ class FlavorAssigner:
             f"{format_quantity(val - avail)} more needed"
         )
         if node.nominal.get(fr, 0) >= val or may_reclaim or self._can_preempt_while_borrowing():
+            if self._probe is not None and self._later_stop() >= 0:
+                # A later flavor ends the search: this answer cannot be chosen (module docstring).
+                out.deferred.append((len(out.reasons), fr, val))
+                return NO_CANDIDATES, borrow
             mode, borrow_after, victims = self.oracle(fr, val)
             if victims:
                 out.reasons.append(f"preempting {', '.join(victims)} would make room in flavor {fr[0]}")
             return mode, borrow_after
         return NOFIT, borrow
+
+    def _later_stop(self) -> int:
+        """The first flavor after the one being tried that fits outright and stops the search, or -1.
+
+        The flavors in between either do not match, need the oracle (and so try the next flavor,
+        `_may_skip_oracle`) or fit without stopping; the flavor found is where Kueue's search ends.
+        """
+        assert self._probe is not None
+        fidx, ps, group, reqs, out = self._probe
+        known = self._stop
+        if known is not None and (known[1] > fidx or (known[1] < 0 and known[0] <= fidx)):
+            return known[1]
+        stop = -1
+        for j in range(fidx + 1, len(group.flavors)):
+            fname = group.flavors[j].name
+            flavor = self.snap.flavors.get(fname)
+            if flavor is None:
+                continue
+            if flavor.topology_name is not None:
+                break  # the topology check could end the search here: no shortcut
+            if flavor_mismatch(flavor, ps) is not None:
+                continue
+            if self._stops_outright(fname, reqs, out):
+                stop = j
+                break
+        self._stop = (fidx, stop)
+        return stop
+
+    def _stops_outright(self, fname: str, reqs: dict[str, int], out: Assignment) -> bool:
+        """Whether every resource fits in `fname` without preemption and the search stops there."""
+        node = self.state.node
+        worst = 0
+        for res, q in reqs.items():
+            fr = (fname, res)
+            val = out.usage.get(fr, 0) + q
+            if val > rn.potential_available(node, fr) or val > rn.cq_available(node, fr):
+                return False
+            worst = max(worst, rn.lowest_subtree_height(node, fr, val)[0])
+        return not should_try_next((FIT, worst), self.state.spec.flavor_fungibility)
 
     def _can_preempt_while_borrowing(self) -> bool:
         pol = self.state.spec.preemption

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gpuplane.kueue import resource_node as rn
-from gpuplane.kueue.assignment import assignments
+from gpuplane.kueue.assignment import assignments, settle_deferred
 from gpuplane.kueue.cycle_head import (
     FAILED_AFTER_NOMINATION,
     GENERIC,
@@ -228,6 +228,7 @@ def schedule_cycle(snap: Snapshot, explain_pending: bool = False) -> CycleResult
     result = CycleResult(snap.cycle)
     heads = _heads(snap)
     entries, bad = _nominate(snap, heads)
+    settle_deferred(snap, entries)  # later-flavors-first: complete the reasons that may be shown
     victims: dict[str, Target] = {}
     reserved: list[tuple[CQState, dict[FR, int]]] = []
     for e in _order(snap, entries):
