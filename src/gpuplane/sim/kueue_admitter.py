@@ -213,16 +213,22 @@ class KueueAdmitter:
             out.preempted.extend(index[victim.workload] for victim in result.preempted)
         topology = self.topology
         for adm in result.admitted:
-            n = self.gpu_pod_sets[index[adm.workload]]
-            pools = tuple(self._pool_of(ps.flavors) for ps in adm.pod_sets[:n])
-            for i, ps in enumerate(adm.pod_sets[n:]):
-                flavor = ps.flavors.get("cpu") or next(iter(ps.flavors.values()), "")
-                self.cpu_flavors[flavor] = self.cpu_flavors.get(flavor, 0) + 1
-                if i == 0:
-                    self.cpu_assignment[index[adm.workload]] = self._flavor_pool_name.get(flavor, flavor)
-            out.admitted.append((index[adm.workload], pools))
+            wl = index[adm.workload]
+            n = self.gpu_pod_sets[wl]
+            pod_sets = adm.pod_sets
+            if n == 1:  # most workloads: one GPU pod set
+                pools: tuple[int, ...] = (self._pool_of(pod_sets[0].flavors),)
+            else:
+                pools = tuple([self._pool_of(ps.flavors) for ps in pod_sets[:n]])
+            if len(pod_sets) > n:
+                for i, ps in enumerate(pod_sets[n:]):
+                    flavor = ps.flavors.get("cpu") or next(iter(ps.flavors.values()), "")
+                    self.cpu_flavors[flavor] = self.cpu_flavors.get(flavor, 0) + 1
+                    if i == 0:
+                        self.cpu_assignment[wl] = self._flavor_pool_name.get(flavor, flavor)
+            out.admitted.append((wl, pools))
             if topology is not None:
-                self._rate(index[adm.workload], adm.pod_sets[:n], pools)
+                self._rate(wl, pod_sets[:n], pools)
         return out
 
     def _rate(self, wl: int, pod_sets: list[AdmittedPodSet], pools: tuple[int, ...]) -> None:
