@@ -9,9 +9,11 @@ the undersized 96-GPU platform of specs/philly-96.yaml (8,000 rows and the full 
 of thousands, where the twin's cost once grew with jobs x backlog), and an overloaded gang trace
 (8,000 synthetic jobs at 130 % of capacity) beside the SimPy reference.
 
-The Philly and overloaded cases also run the reference (reference_fifo.py: a minimal SimPy model of FIFO gang
-placement on 8-GPU nodes) on the same trace in the same child process, and prints both speeds in
-jobs per CPU-second, their ratio (twin / reference) and how many start times agree.
+The Philly and overloaded cases also run the reference (reference_fifo.py: a minimal SimPy model of
+one Kueue ClusterQueue's queueing, BestEffortFIFO by priority then submission, quota reserved before
+gangs are placed best fit on 8-GPU nodes) on the same jobs with the twin's run times in the same
+child process, and print both speeds in jobs per CPU-second, their ratio (twin / reference) and how
+many start times agree.
 Each case runs in a forked child so its peak RSS is its own. Traces come from ../shared.
 """
 
@@ -52,12 +54,16 @@ TOPOLOGY = {
 }
 
 
-def philly_spec(queues: list[str], *, spot: bool = False, topology: bool = False) -> Any:
+def philly_spec(
+    queues: list[str], *, spot: bool = False, topology: bool = False, nodes: dict[str, int] | None = None
+) -> Any:
     """A Philly-sized platform: 8-GPU nodes, one team per virtual cluster, one cohort; with
-    `topology`, the pool has a three-level Kueue Topology (every workload then goes through TAS)."""
+    `topology`, the pool has a three-level Kueue Topology (every workload then goes through TAS).
+    `nodes`: nodes per team (default: PHILLY_VC_NODES, one node for a VC it does not list)."""
     from gpuplane.spec import PlatformSpec
 
-    nodes = sum(PHILLY_VC_NODES.get(q, 1) for q in queues)
+    sizes = PHILLY_VC_NODES if nodes is None else nodes
+    nodes_total = sum(sizes.get(q, 1) for q in queues)
     pool_topology = {"topology": TOPOLOGY} if topology else {}
     return PlatformSpec.model_validate(
         {
@@ -67,8 +73,8 @@ def philly_spec(queues: list[str], *, spot: bool = False, topology: bool = False
                     "name": "gpu",
                     "accelerator": "A100-40GB",
                     "gpusPerNode": 8,
-                    "minNodes": 0 if spot else nodes,
-                    "maxNodes": nodes,
+                    "minNodes": 0 if spot else nodes_total,
+                    "maxNodes": nodes_total,
                     "spot": {"enabled": spot},
                     "workloadClasses": ["training", "batch", "inference"],
                     **pool_topology,
@@ -78,7 +84,7 @@ def philly_spec(queues: list[str], *, spot: bool = False, topology: bool = False
                 {
                     "name": q,
                     "namespaces": [q],
-                    "quotas": [{"pool": "gpu", "nominal": PHILLY_VC_NODES.get(q, 1) * 8}],
+                    "quotas": [{"pool": "gpu", "nominal": sizes.get(q, 1) * 8}],
                 }
                 for q in queues
             ],
@@ -121,10 +127,18 @@ def _reference(spec: Any, workloads: list[Any]) -> tuple[float, list[float | Non
     reference_fifo = importlib.util.module_from_spec(found)
     found.loader.exec_module(reference_fifo)
 
+    from gpuplane.sim.progress import wall_to_finish
+
     nodes = sum(p.max_nodes for p in spec.node_pools)
-    jobs = [(w.submit, round(w.total_gpus), w.duration) for w in workloads]
+    quota = sum(q.nominal for t in spec.teams for q in t.quotas)
+    # What the twin runs: a failed or killed job stops at its recorded fraction (`stop_after`) and a
+    # checkpointing job writes its checkpoints on the way (sim/progress.py); Kueue orders by priority.
+    jobs = [
+        (w.submit, round(w.total_gpus), wall_to_finish(0.0, w.stop_after, w.checkpoint, 0.0), w.priority)
+        for w in workloads
+    ]
     cpu = time.process_time()
-    starts = reference_fifo.simulate(jobs, nodes)
+    starts = reference_fifo.simulate(jobs, nodes, quota)
     return time.process_time() - cpu, starts
 
 
@@ -170,15 +184,22 @@ def _undersized(limit: int | None) -> Callable[[], tuple[Any, list[Any], Any]]:
 
 
 def _overloaded() -> tuple[Any, list[Any], Any]:
-    """8,000 gang jobs at 130 % of a 64-node (512-GPU) Philly-like platform's capacity."""
+    """8,000 gang jobs at 130 % of a 128-node (1,024-GPU) Philly-like platform's capacity, all in
+    one ClusterQueue whose quota is the capacity: the queueing policy the SimPy reference models
+    (with two ClusterQueues in a cohort, Kueue orders each cycle's heads by borrowing first, which
+    a FIFO reference does not model: the start times would differ by policy, not by error)."""
+    import dataclasses
+
     from gpuplane.sim.config import SimConfig
     from gpuplane.traces import generate
 
-    teams = ["6214e9", "b436b2"]  # 64 nodes each in philly_vc.csv: 128 nodes; one pool
+    teams = ["6214e9", "b436b2"]  # the generator's mix for two VCs of 64 nodes each (philly_vc.csv)
     capacity = sum(PHILLY_VC_NODES[t] for t in teams) * 8
     workloads = generate(13, 30 * 86400.0, teams, capacity_gpus=capacity, load=1.3, services=False)
-    workloads = [w for w in workloads if w.klass != "inference"][:8000]
-    return philly_spec(teams), workloads, SimConfig(seed=13)
+    team = "overloaded"
+    gangs = [w for w in workloads if w.klass != "inference"][:8000]
+    workloads = [dataclasses.replace(w, team=team, queue=team) for w in gangs]
+    return philly_spec([team], nodes={team: capacity // 8}), workloads, SimConfig(seed=13)
 
 
 def _synthetic(factor: int) -> Callable[[], tuple[Any, list[Any], Any]]:
@@ -324,5 +345,5 @@ if __name__ == "__main__":
         "gke": _gke,
     }
     for n in names or list(table):
-        for label, figure in case(n, table[n], reference=n == "philly"):
+        for label, figure in case(n, table[n], reference=n in ("philly", "overloaded")):
             print(f"{label:45s} {figure}")

@@ -30,23 +30,34 @@ PURE_ENV = "GPUPLANE_PURE"
 COPY_DIR = Path("build") / "compiled"
 #: The stamp in the copy: the hash of the sources it was built from.
 STAMP = ".compiled"
-#: Modules of kueue/ left uncompiled: objects (its frozen records stay deep-copyable; mypyc ones are
-#: not) and the package face.
-KUEUE_PURE = ("__init__.py", "objects.py")
-#: The simulator's hot modules (its event loop, state, fleet, contention, autoscaler, admitter).
-SIM_MODULES = (
-    "events",
-    "progress",
-    "requests",
-    "state",
-    "runs",
-    "series",
-    "cluster",
-    "autoscaler",
-    "contention",
-    "fleet",
-    "kueue_admitter",
-    "engine",
+#: Packages compiled whole: every module in the folder but PURE_MODULES (one entry per line).
+COMPILED_PACKAGES = (
+    "kueue",  # the admission the twin runs
+    "kueue/tas",  # topology-aware scheduling (issue 23: TAS runs compiled too)
+)
+#: Modules left uncompiled inside COMPILED_PACKAGES: kueue/objects (its frozen records stay
+#: deep-copyable; mypyc ones are not) and the packages' faces.
+PURE_MODULES = (
+    "kueue/__init__.py",
+    "kueue/objects.py",
+    "kueue/tas/__init__.py",
+)
+#: Single modules compiled (one entry per line): the quantity grammar and the simulator's hot
+#: modules (its event loop, state, fleet, contention, autoscaler, admitter).
+COMPILED_MODULES = (
+    "kube/quantity.py",
+    "sim/events.py",
+    "sim/progress.py",
+    "sim/requests.py",
+    "sim/state.py",
+    "sim/runs.py",
+    "sim/series.py",
+    "sim/cluster.py",
+    "sim/autoscaler.py",
+    "sim/contention.py",
+    "sim/fleet.py",
+    "sim/kueue_admitter.py",
+    "sim/engine.py",
 )
 
 
@@ -57,10 +68,14 @@ def pure_requested() -> bool:
 
 def compiled_modules(package: Path) -> list[str]:
     """The modules compiled with mypyc, as paths relative to `package` (the gpuplane folder): every
-    module of kueue/ (the admission the twin runs) but KUEUE_PURE, the quantity grammar, and the
-    simulator's hot modules."""
-    kueue = sorted(p.name for p in (package / "kueue").glob("*.py") if p.name not in KUEUE_PURE)
-    return [*(f"kueue/{name}" for name in kueue), "kube/quantity.py", *(f"sim/{n}.py" for n in SIM_MODULES)]
+    module of COMPILED_PACKAGES but PURE_MODULES, then COMPILED_MODULES."""
+    whole = [
+        f"{folder}/{p.name}"
+        for folder in COMPILED_PACKAGES
+        for p in sorted((package / folder).glob("*.py"))
+        if f"{folder}/{p.name}" not in PURE_MODULES
+    ]
+    return [*whole, *COMPILED_MODULES]
 
 
 def _sources(package: Path) -> list[Path]:

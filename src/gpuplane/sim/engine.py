@@ -163,6 +163,9 @@ class Engine:
         )
         self._cpu_assignment: dict[int, str] = getattr(admitter, "cpu_assignment", {})
         self._cpu_need: dict[int, tuple[int, list[CpuPod]]] = {}
+        self._has_cpu = bool(self.cpu)  # the CPU pools are fixed for the run
+        #: Each pool's price of a GPU-second (fixed for the run; read at every admission).
+        self._gpu_second_price = [p.gpu_second_price for p in pools]
 
     # ---- event plumbing ------------------------------------------------------------------------
     def push(self, time: float, kind: int, a: int, b: float = 0.0) -> None:
@@ -416,7 +419,7 @@ class Engine:
             for pool in sorted(dirty) if len(dirty) > 1 else list(dirty):
                 self._place_pool(pool, now)
             dirty.clear()
-            if self.cpu:
+            if self._has_cpu:
                 self.cpu.scale(now)
         changed = self.changed
         if changed:
@@ -449,13 +452,12 @@ class Engine:
         run.quota_wait += now - run.wait_since
         if run.first_admit is None:
             run.first_admit = now
-        model = self.pools[pool]
         run.pool, run.state, run.wait_since = pool, ADMITTED, now
-        run.gpu_eq = run.shape.gpu_eq(model)
-        run.price = model.gpu_second_price
+        run.gpu_eq = run.shape.gpu_eq(self.pools[pool])
+        run.price = self._gpu_second_price[pool]
         self.waiting[pool][run.idx] = None
         self.place_dirty.add(pool)
-        if self.cpu:
+        if self._has_cpu:
             self._cpu_need.pop(run.idx, None)
             cpu_pool = self.cpu.pool_of(self._cpu_assignment.get(run.idx, ""))
             if cpu_pool is not None:

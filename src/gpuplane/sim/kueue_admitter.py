@@ -20,6 +20,7 @@ from gpuplane.kueue import (
     schedule_cycle,
 )
 from gpuplane.kueue.objects import ResourceFlavor, SelectorRequirement
+from gpuplane.kueue.queues import Shape, shape_of
 from gpuplane.kueue.results import AdmittedPodSet
 from gpuplane.sim.admitters import AdmissionSetup, CycleOutcome, TeamQueue, register_admitter
 from gpuplane.sim.pools import PoolModel
@@ -30,6 +31,16 @@ from gpuplane.vocab import HOSTNAME_LABEL, LABEL_POOL
 
 #: The outcome of a cycle that had no heads (shared: the engine only reads outcomes).
 _SKIPPED = CycleOutcome(ran=False, more=False)
+
+
+class ShapeToken:
+    """Stands for one scheduling-equivalence shape (`kueue.queues.shape_of`) of the workloads the
+    twin submits: one token per distinct shape, so workloads share a token exactly when their
+    shapes are equal. The queues use the shape only as a key (hash and equality), and hashing the
+    shape itself walks its tolerations and selectors (dataclass `__hash__`, Python code, on every
+    push, pop and park); a token hashes by identity."""
+
+    __slots__ = ()
 
 
 class KueueAdmitter:
@@ -53,6 +64,11 @@ class KueueAdmitter:
         self.flavor_pool = self._flavor_pools(parsed.objects, pools)
         self._tolerations = self._flavor_tolerations(parsed.objects, pools)
         self._shapes: dict[tuple[tuple[PodRequest, ...], tuple[int, ...], str], list[PodSet]] = {}
+        #: Per (id of a requests tuple, pools, team): the tuple (kept, so its id stays unique), its
+        #: pod sets, and the shape key of workloads with just those pod sets (None until the first).
+        self._by_id: dict[tuple[int, tuple[int, ...], str], tuple[object, list[PodSet], list[Shape]]] = {}
+        #: One `ShapeToken` per distinct shape (see ShapeToken).
+        self._tokens: dict[Shape, Shape] = {}
         self.topology: TwinTopology | None = topology
         #: Work rate of each admitted TAS gang (1 / the runtime factor of the level it spans).
         self.rates: dict[int, float] = {}
@@ -109,6 +125,14 @@ class KueueAdmitter:
     ) -> None:
         """Create the Kueue Workload in the team's LocalQueue."""
         team = self.teams[workload.team]
+        topology_team = workload.team if self.topology is not None else ""
+        # Engines share one requests tuple between workloads of one shape, so its identity is a
+        # cheap first key (equal tuples that are distinct objects get their own entry).
+        id_key = (id(requests), pools, topology_team)
+        hit = self._by_id.get(id_key)
+        if hit is None:
+            hit = self._by_id[id_key] = (requests, self._pod_sets(requests, pools, topology_team), [])
+        cpu_sets = _cpu_pod_sets(workload)
         # The UID breaks queue-order ties: zero-padded submission order, so workloads submitted at
         # one instant with one priority are admitted in file order (not by name as text).
         kwl = Workload(
@@ -118,9 +142,13 @@ class KueueAdmitter:
             queue_name=team.local_queue,
             priority=workload.priority or team.priority,
             creation_time=workload.submit,
-            pod_sets=self._pod_sets(requests, pools, workload.team if self.topology is not None else "")
-            + _cpu_pod_sets(workload),
+            pod_sets=[*hit[1], *cpu_sets] if cpu_sets else list(hit[1]),
         )
+        if not cpu_sets:  # the shape depends on the pod sets alone: one token per distinct shape
+            known = hit[2]
+            if not known:
+                known.append(self._tokens.setdefault(shape_of(kwl), (ShapeToken(),)))
+            kwl.shape = known[0]
         self.gpu_pod_sets[wl] = len(requests)
         self.keys[wl] = kwl.key
         self.index[kwl.key] = wl
@@ -185,16 +213,22 @@ class KueueAdmitter:
             out.preempted.extend(index[victim.workload] for victim in result.preempted)
         topology = self.topology
         for adm in result.admitted:
-            n = self.gpu_pod_sets[index[adm.workload]]
-            pools = tuple(self._pool_of(ps.flavors) for ps in adm.pod_sets[:n])
-            for i, ps in enumerate(adm.pod_sets[n:]):
-                flavor = ps.flavors.get("cpu") or next(iter(ps.flavors.values()), "")
-                self.cpu_flavors[flavor] = self.cpu_flavors.get(flavor, 0) + 1
-                if i == 0:
-                    self.cpu_assignment[index[adm.workload]] = self._flavor_pool_name.get(flavor, flavor)
-            out.admitted.append((index[adm.workload], pools))
+            wl = index[adm.workload]
+            n = self.gpu_pod_sets[wl]
+            pod_sets = adm.pod_sets
+            if n == 1:  # most workloads: one GPU pod set
+                pools: tuple[int, ...] = (self._pool_of(pod_sets[0].flavors),)
+            else:
+                pools = tuple([self._pool_of(ps.flavors) for ps in pod_sets[:n]])
+            if len(pod_sets) > n:
+                for i, ps in enumerate(pod_sets[n:]):
+                    flavor = ps.flavors.get("cpu") or next(iter(ps.flavors.values()), "")
+                    self.cpu_flavors[flavor] = self.cpu_flavors.get(flavor, 0) + 1
+                    if i == 0:
+                        self.cpu_assignment[wl] = self._flavor_pool_name.get(flavor, flavor)
+            out.admitted.append((wl, pools))
             if topology is not None:
-                self._rate(index[adm.workload], adm.pod_sets[:n], pools)
+                self._rate(wl, pod_sets[:n], pools)
         return out
 
     def _rate(self, wl: int, pod_sets: list[AdmittedPodSet], pools: tuple[int, ...]) -> None:

@@ -160,6 +160,9 @@ class Ask:
     pods: list[tuple[str, int]]
     resources: frozenset[str]
     model_ignored: bool
+    #: GPUs (or MIG devices) the pod sets request together (`Workload.total_gpus`, equal for
+    #: every workload with these pod sets).
+    total_gpus: float
     _gpu_eq: dict[int, float] = field(default_factory=dict, compare=False, repr=False)
     _tolerated: dict[int, bool] = field(default_factory=dict, compare=False, repr=False)
 
@@ -189,6 +192,7 @@ def ask_for(w: Workload, pools: list[PoolModel], shared: str = GPU) -> Ask:
         pods_for_placement(requests),
         frozenset(r.resource for r in requests),
         model_ignored(w, pools),
+        w.total_gpus,
     )
 
 

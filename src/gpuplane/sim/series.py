@@ -6,6 +6,7 @@ series are step functions (a value holds until the next sample).
 
 from __future__ import annotations
 
+import math
 from array import array
 from dataclasses import dataclass, field
 
@@ -31,31 +32,58 @@ class PoolSeries:
     allocated: array[int] = field(default_factory=_ints)
     busy: array[float] = field(default_factory=_floats)
 
+    # The last sample (and the last raw busy figure with its rounding), kept beside the arrays
+    # so a sample compares and rounds without reading them back (the arrays are the record).
+    # (Set in __post_init__: a mypyc-compiled dataclass does not set init=False defaults.)
+    _n: int = field(init=False, repr=False, compare=False)
+    _last_t: float = field(init=False, repr=False, compare=False)
+    _last_nodes: int = field(init=False, repr=False, compare=False)
+    _last_provisioned: int = field(init=False, repr=False, compare=False)
+    _last_allocated: int = field(init=False, repr=False, compare=False)
+    _last_busy: float = field(init=False, repr=False, compare=False)
+    _raw_busy: float = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._n = len(self.t)
+        self._last_t = self.t[-1] if self._n else 0.0
+        self._last_nodes = self.nodes[-1] if self._n else 0
+        self._last_provisioned = self.provisioned[-1] if self._n else 0
+        self._last_allocated = self.allocated[-1] if self._n else 0
+        self._last_busy = self.busy[-1] if self._n else 0.0
+        self._raw_busy = math.nan
+
     def sample(self, now: float, nodes: int, provisioned: int, allocated: int, busy: float) -> None:
         """Record the state at `now` (replacing a sample at the same instant; skipping repeats)."""
-        busy = round(busy, 9)
-        t = self.t
-        if t and t[-1] == now:
+        if busy == self._raw_busy and busy:  # (a zero is rounded again: -0.0 stays -0.0)
+            busy = self._last_busy
+        else:
+            self._raw_busy = busy
+            busy = round(busy, 9)
+        if self._n and self._last_t == now:
             self.nodes[-1], self.provisioned[-1], self.allocated[-1], self.busy[-1] = (
                 nodes,
                 provisioned,
                 allocated,
                 busy,
             )
-            return
-        if (
-            t
-            and self.nodes[-1] == nodes
-            and self.provisioned[-1] == provisioned
-            and self.allocated[-1] == allocated
-            and self.busy[-1] == busy
+        elif (
+            self._n
+            and self._last_nodes == nodes
+            and self._last_provisioned == provisioned
+            and self._last_allocated == allocated
+            and self._last_busy == busy
         ):
             return
-        t.append(now)
-        self.nodes.append(nodes)
-        self.provisioned.append(provisioned)
-        self.allocated.append(allocated)
-        self.busy.append(busy)
+        else:
+            self.t.append(now)
+            self.nodes.append(nodes)
+            self.provisioned.append(provisioned)
+            self.allocated.append(allocated)
+            self.busy.append(busy)
+            self._n += 1
+            self._last_t = now
+        self._last_nodes, self._last_provisioned, self._last_allocated = nodes, provisioned, allocated
+        self._last_busy = busy
 
 
 @dataclass

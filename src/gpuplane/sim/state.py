@@ -26,6 +26,18 @@ USEFUL, IDLE, FAILED, LOST = range(4)
 LEDGER_KINDS = (GpuTime.USEFUL, GpuTime.IDLE, GpuTime.FAILED, GpuTime.EVICTED_LOST)
 
 
+def _stop_after(w: Workload, total_gpus: float) -> float:
+    """`w.stop_after` with the GPU total of its `Ask` (the same arithmetic as `Workload.duration`
+    and `stop_after`, without their three Python property calls per workload)."""
+    run_time = w.run_time
+    if run_time is None:
+        work = w.work_gpu_seconds
+        if work is None or total_gpus <= 0:
+            return w.stop_after  # raises the workload's own error
+        run_time = work / total_gpus
+    return run_time * w.end_at_fraction
+
+
 class Run:
     """What happened to one workload: waits, runs, interruptions, GPU-seconds and cost."""
 
@@ -74,7 +86,7 @@ class Run:
         self.pool = -1
         self.gpu_eq = 0.0
         self.price = 0.0  # per GPU-second of the current pool
-        self.target = w.stop_after if shape.requests else 0.0
+        self.target = _stop_after(w, shape.total_gpus) if shape.requests else 0.0
         self.submit = w.submit
         self.first_admit: float | None = None
         self.first_start: float | None = None
