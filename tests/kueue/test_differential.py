@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuplane.kueue import preemption, shape_queue
+from gpuplane.kueue import no_victims, preemption, shape_queue
 from gpuplane.kueue.reference import use_reference_engine
 from gpuplane.traces import generate
 from tests.support import differential as diff
@@ -39,11 +39,13 @@ from tests.support.kueue_clusters import build_cluster, build_contended
 
 
 class _Counts:
-    """How often the shortcuts acted: shape groups set aside at once, attempts cut by the bound."""
+    """How often the shortcuts acted: shape groups set aside at once, attempts cut by the bound,
+    searches settled by `no_victims` (its answer is not counted in the reference, which never asks)."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.groups_parked = 0
         self.attempts_cut = 0
+        self.searches_settled = 0
         park = shape_queue.ShapeQueue.park_equivalent
         bound = preemption._attempt_can_fit
 
@@ -57,7 +59,15 @@ class _Counts:
             self.attempts_cut += not ok
             return ok
 
+        settle = no_victims.cannot_find_victims
+
+        def counted_settle(ctx: preemption.PreemptionCtx) -> bool:
+            ok = settle(ctx)
+            self.searches_settled += ok
+            return ok
+
         monkeypatch.setattr(shape_queue.ShapeQueue, "park_equivalent", counted_park)
+        monkeypatch.setattr(no_victims, "cannot_find_victims", counted_settle)
         monkeypatch.setattr(preemption, "_attempt_can_fit", counted_bound)
 
 
@@ -88,7 +98,8 @@ def test_philly_prefix_on_the_undersized_96_gpu_platform(shared_dir: Path, count
     assert diff.first_difference(reference, fast) is None
     assert reference.count("\n") > 1400
     assert _waited(reference) > 1000
-    assert counts.groups_parked > 100 and counts.attempts_cut > 100
+    assert counts.groups_parked > 100
+    assert counts.searches_settled > 1000
 
 
 def test_synthetic_10x_slice_is_the_benchmark_trace() -> None:
@@ -110,6 +121,7 @@ def test_synthetic_10x_first_two_days_on_a_32nd_of_its_platform(counts: _Counts)
     assert diff.first_difference(reference, fast) is None
     assert _waited(reference) > 1000  # a backlog: most of the slice waits
     assert counts.groups_parked > 100
+    assert counts.searches_settled > 100
 
 
 def test_synthetic_workload_at_three_times_capacity_with_borrowing_preemption(counts: _Counts) -> None:
@@ -151,3 +163,5 @@ def test_eta_estimates(name: str, build: Callable[[], list[object]], fair: bool,
     assert '"estimated"' in reference
     assert diff.eta_count(reference) > 400
     assert counts.groups_parked > 0
+    if not fair:  # classical searches: some settled by no_victims, some cut by the bound
+        assert counts.searches_settled > 0 and counts.attempts_cut > 0
