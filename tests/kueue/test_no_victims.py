@@ -105,3 +105,48 @@ def test_whenever_it_says_no_victims_the_search_finds_none(world_fair: tuple[lis
                 ctx = PreemptionCtx(snap, w, state, frozenset({fr}), {fr: qty * 1000})
                 if cannot_find_victims(ctx):
                     assert classical_targets(ctx) == []
+
+
+def _woken_world() -> Snapshot:
+    """kueue/shape_queue.py's counter-example: one cohort of 4 GPUs, A and B with 2 nominal each, all
+    in use, no preemption; a1 (8 GPUs, t=1) and a2 (1 GPU, t=3) set aside in A, b1 (1 GPU, t=2) in B."""
+    snap = world(
+        [
+            *flavors("a"),
+            cohort("c"),
+            cq("A", group(("a", {"gpu": 2})), cohort="c"),
+            cq("B", group(("a", {"gpu": 2})), cohort="c"),
+            admit(wl("a-run", "A", gpu=1), "A", "a", reserved_at=0.0),
+            admit(wl("a-run2", "A", gpu=1), "A", "a", reserved_at=0.0),
+            admit(wl("b-run", "B", gpu=2), "B", "a", reserved_at=0.0),
+            wl("a1", "A", t=1.0, gpu=8),
+            wl("a2", "A", t=3.0, gpu=1),
+            wl("b1", "B", t=2.0, gpu=1),
+        ]
+    )
+    for _ in range(3):
+        schedule_cycle(snap)
+    assert {k for k in ("ns/a1", "ns/a2", "ns/b1") if snap.where(k) == "inadmissible"} == {
+        "ns/a1",
+        "ns/a2",
+        "ns/b1",
+    }
+    return snap
+
+
+def _admitted_after_release(skip_a1: bool) -> list[str]:
+    snap = _woken_world()
+    snap.finish("ns/a-run")  # 1 GPU of A's nominal free: every set-aside workload is woken
+    if skip_a1:  # "wake only what the release covers": a1's 8 GPUs never are
+        snap.cqs["A"].queue.park(snap.workloads["ns/a1"])
+    admitted = []
+    for _ in range(3):
+        admitted += [a.workload for a in schedule_cycle(snap).admitted]
+    return admitted
+
+
+def test_skipping_a_head_whose_shortfall_is_not_covered_changes_the_admission() -> None:
+    # Kueue: cycle 1 heads a1 (fails) and b1 (admitted, borrowing A's free GPU); a2 then waits.
+    assert _admitted_after_release(skip_a1=False) == ["ns/b1"]
+    # Skipping a1: cycle 1 heads a2 and b1; a2 does not borrow, so it goes first and is admitted.
+    assert _admitted_after_release(skip_a1=True) == ["ns/a2"]
