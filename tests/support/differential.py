@@ -183,11 +183,15 @@ def twin_csv(case: Callable[[], SimCase]) -> Callable[[], str]:
 
 
 def eta_json(objects: Callable[[], list[object]]) -> Callable[[], str]:
-    """`explain --eta` on the objects, every estimate as JSON (sorted by workload)."""
+    """`explain --eta` on the objects, every estimate as JSON (sorted by workload, one per line)."""
 
     def run() -> str:
         result = explain_input(Parsed(objects=objects()), ExplainOptions(eta=EtaOptions()))
-        return json.dumps({k: v.as_dict() for k, v in sorted(result.etas.items())}, sort_keys=True)
+        lines = [
+            f"{json.dumps(k)}: {json.dumps(v.as_dict(), sort_keys=True)}"
+            for k, v in sorted(result.etas.items())
+        ]
+        return "{\n" + ",\n".join(lines) + "\n}\n"  # one estimate per line: a difference names its workload
 
     return run
 
