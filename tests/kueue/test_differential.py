@@ -39,13 +39,17 @@ from tests.support.kueue_clusters import build_cluster, build_contended
 
 
 class _Counts:
-    """How often the shortcuts acted: shape groups set aside at once, attempts cut by the bound,
-    searches settled by `no_victims` (its answer is not counted in the reference, which never asks)."""
+    """How often the shortcuts acted: shape groups set aside at once, attempts cut by the bound
+    (counted by wrapping them: pure Python only), and searches settled by `no_victims` (its own
+    counter, which the compiled twin keeps too; the reference engine never asks it)."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.groups_parked = 0
         self.attempts_cut = 0
-        self.searches_settled = 0
+        self._settled_before = no_victims.COUNTS["saved"]
+        #: The wrappers see the engine only when it runs as Python (mypyc's modules call their own
+        #: functions directly); under `GPUPLANE_PURE=0` the outputs are still compared.
+        self.observable = shape_queue.__file__.endswith(".py")
         park = shape_queue.ShapeQueue.park_equivalent
         bound = preemption._attempt_can_fit
 
@@ -59,16 +63,21 @@ class _Counts:
             self.attempts_cut += not ok
             return ok
 
-        settle = no_victims.cannot_find_victims
+        if self.observable:
+            monkeypatch.setattr(shape_queue.ShapeQueue, "park_equivalent", counted_park)
+            monkeypatch.setattr(preemption, "_attempt_can_fit", counted_bound)
 
-        def counted_settle(ctx: preemption.PreemptionCtx) -> bool:
-            ok = settle(ctx)
-            self.searches_settled += ok
-            return ok
+    @property
+    def searches_settled(self) -> int:
+        return no_victims.COUNTS["saved"] - self._settled_before
 
-        monkeypatch.setattr(shape_queue.ShapeQueue, "park_equivalent", counted_park)
-        monkeypatch.setattr(no_victims, "cannot_find_victims", counted_settle)
-        monkeypatch.setattr(preemption, "_attempt_can_fit", counted_bound)
+    def parked(self, at_least: int) -> bool:
+        """At least `at_least` shape groups set aside at once (True when that cannot be observed)."""
+        return not self.observable or self.groups_parked >= at_least
+
+    def cut(self) -> bool:
+        """Some attempt cut by the bound (True when that cannot be observed)."""
+        return not self.observable or self.attempts_cut > 0
 
 
 @pytest.fixture
@@ -98,7 +107,7 @@ def test_philly_prefix_on_the_undersized_96_gpu_platform(shared_dir: Path, count
     assert diff.first_difference(reference, fast) is None
     assert reference.count("\n") > 1400
     assert _waited(reference) > 1000
-    assert counts.groups_parked > 100
+    assert counts.parked(100)
     assert counts.searches_settled > 1000
 
 
@@ -120,7 +129,7 @@ def test_synthetic_10x_first_two_days_on_a_32nd_of_its_platform(counts: _Counts)
     reference, fast = diff.both(diff.twin_csv(lambda: diff.synthetic_10x_slice(2)))
     assert diff.first_difference(reference, fast) is None
     assert _waited(reference) > 1000  # a backlog: most of the slice waits
-    assert counts.groups_parked > 100
+    assert counts.parked(100)
     assert counts.searches_settled > 100
 
 
@@ -130,14 +139,14 @@ def test_synthetic_workload_at_three_times_capacity_with_borrowing_preemption(co
     )
     assert diff.first_difference(reference, fast) is None
     assert _preemptions(reference) > 0  # the case exercises preemption, not only queueing
-    assert counts.groups_parked > 10
+    assert counts.parked(10)
 
 
 def test_gke_fair_sharing_example_under_load(counts: _Counts) -> None:
     reference, fast = diff.both(diff.twin_csv(lambda: diff.example_under_load("gke-h100.yaml", 1, 1.5, 4)))
     assert diff.first_difference(reference, fast) is None
     assert _preemptions(reference) > 0
-    assert counts.groups_parked > 10
+    assert counts.parked(10)
 
 
 _BENCH_SNAPSHOT = "bench_explain's build_cluster, 60 CQs / 20 cohorts"
@@ -162,6 +171,6 @@ def test_eta_estimates(name: str, build: Callable[[], list[object]], fair: bool,
     assert diff.first_difference(reference, fast) is None, name
     assert '"estimated"' in reference
     assert diff.eta_count(reference) > 400
-    assert counts.groups_parked > 0
+    assert counts.parked(1)
     if not fair:  # classical searches: some settled by no_victims, some cut by the bound
-        assert counts.searches_settled > 0 and counts.attempts_cut > 0
+        assert counts.searches_settled > 0 and counts.cut()
