@@ -28,6 +28,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `tests.support` lives beside src/
 
+from gpuplane.kueue import no_victims
 from gpuplane.kueue.reference import use_reference_engine
 from tests.support import differential as diff
 from tests.support.kueue_clusters import build_cluster, build_contended
@@ -61,11 +62,14 @@ def _compare(
             ref_cpu = time.process_time() - c0
         finally:
             use_reference_engine(False)
+        no_victims.COUNTS.update(saved=0, ran=0)
         c0 = time.process_time()
         fast = run()
         cpu = time.process_time() - c0
         differs = diff.first_difference(reference, fast)
         verdict = f"identical: {count(reference):,} {unit}" if differs is None else f"DIFFERENT: {differs}"
+        saved, ran = no_victims.COUNTS["saved"], no_victims.COUNTS["ran"]
+        verdict += f"; no_victims settled {saved:,} of {saved + ran:,} classical searches"
         return verdict, f"{ref_cpu:.1f}", f"{cpu:.1f}"
 
     return go
