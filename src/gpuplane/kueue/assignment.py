@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from gpuplane.kueue import no_victims
 from gpuplane.kueue import resource_node as rn
 from gpuplane.kueue.cycle_head import Entry
 from gpuplane.kueue.fair_preemption import fair_targets
@@ -40,6 +41,11 @@ def get_targets(
     ctx = PreemptionCtx(snap, wl, state, frozenset(frs), requests, tas_fits)
     if snap.fair_sharing is not None:
         return fair_targets(ctx, snap.fair_sharing.preemption_strategies)
+    if no_victims.ENABLED:
+        if no_victims.cannot_find_victims(ctx):  # exact: the search would return [] (issue 23)
+            no_victims.COUNTS["saved"] += 1
+            return []
+        no_victims.COUNTS["ran"] += 1
     return classical_targets(ctx)
 
 

@@ -3,13 +3,14 @@
 Every shortcut the engine takes for speed (issue 23) must leave every admission, preemption and
 timestamp unchanged. `use_reference_engine(True)` turns them all off for snapshots built
 afterwards: the one-by-one requeue of Kueue's queue manager (`queues.ClusterQueueQueue` instead
-of `shape_queue.ShapeQueue`) and the preemption search without its bound. The differential tests
+of `shape_queue.ShapeQueue`), the preemption search without its bound, and every classical
+search run even when `no_victims` proves it finds nothing. The differential tests
 (tests/kueue/test_differential.py) run both and compare outputs byte for byte.
 """
 
 from __future__ import annotations
 
-from gpuplane.kueue import preemption, snapshot
+from gpuplane.kueue import no_victims, preemption, snapshot
 from gpuplane.kueue.shape_queue import ShapeQueue
 
 
@@ -17,6 +18,7 @@ def use_reference_engine(on: bool) -> None:
     """Switch the shortcuts off (`on`) or back on, for snapshots built from now on."""
     snapshot.use_reference_queues(on)
     preemption.use_attempt_bound(not on)
+    no_victims.use_no_victims_test(not on)
 
 
 def reference_engine_on() -> bool:

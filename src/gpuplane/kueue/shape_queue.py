@@ -18,6 +18,27 @@ key). The reference recomputes a workload's key whenever it is pushed back; of i
 sticky flag can change while a workload is set aside (priority is fixed, the queue-order time
 changes only on an eviction, which pushes anew), so waking re-keys just the workloads whose
 sticky flag differs (at most two).
+
+Why a release wakes every set-aside group, even one whose shortfall it cannot cover (issue 23,
+Deliver 1 asked to requeue a group only when a release covers its shortfall). Kueue moves every
+inadmissible workload of the cohort tree back on any release (v0.13.4 `pkg/queue/cluster_queue.go`
+`QueueInadmissibleWorkloads`; v0.19.2 `pkg/cache/queue/inadmissible_workloads.go`
+`queueInadmissibleWorkloads`), and the scheduler pops one head per ClusterQueue per cycle
+(v0.19.2 `pkg/scheduler/scheduler.go` `schedule`). A woken head that fails again is not free of
+consequence: it takes its ClusterQueue's turn in that cycle, so the workload behind it meets the
+other ClusterQueues' heads one cycle later. Counter-example: one cohort of 4 GPUs, ClusterQueues
+A and B with 2 nominal each, all 4 in use, no preemption, BestEffortFIFO. A has set aside a1 (8
+GPUs, created t=1) and a2 (1 GPU, t=3); B has set aside b1 (1 GPU, t=2).
+One of A's workloads ends: 1 GPU of A's nominal is free. Kueue: all three are woken; cycle 1's
+heads are a1 (A's first) and b1; a1 can never fit (more than the cohort), b1 is admitted, borrowing A's free
+GPU; cycle 2: a2 would fit A's nominal but the cohort is full and nothing may be preempted: it
+waits. Waking only what the release covers: a2 and b1 are woken, a1 stays aside (8 GPUs are never
+covered), so cycle 1's heads are a2 and b1, and the classical order puts the head that does not borrow first: a2 is
+admitted and b1 waits, a different admission at the same instant
+(tests/kueue/test_no_victims.py replays both). The cycle in which a failed head is looked at is
+part of Kueue's decision, so a skip cannot be exact. What is exact is to let the head take its turn and spend less on its failure:
+`kueue/no_victims.py` settles its preemption search without walking a candidate when none can
+exist; its flavor assignment still runs (cheap) because the reasons it records quote live usage.
 """
 
 from __future__ import annotations
