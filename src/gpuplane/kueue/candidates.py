@@ -5,6 +5,11 @@ the static part of Kueue's CandidatesOrdering (lower priority first, then most r
 admitted). A preemption policy then selects a prefix (bisect on priority), and the candidates
 of many ClusterQueues are merged lazily, so a preemption attempt only touches the candidates
 it actually tries. Caches are invalidated by the ClusterQueue's workload version.
+
+`borrowing_cqs` answers the other question of a classical search, which ClusterQueues of a cohort's
+subtree are above nominal (Kueue's hierarchical candidate walk), from a scan kept while the usage
+it read is unchanged: a scheduling cycle nominates every head against the same quota tree, and
+the searches of heads in one cohort walk the same subtrees.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from gpuplane.kueue import resource_node as rn
-from gpuplane.kueue.candidate_lists import Item, SortedCandidates, static_key
+from gpuplane.kueue.candidate_lists import Item, SortedCandidates, SubtreeScan, static_key
 from gpuplane.kueue.objects import FR, Workload
 from gpuplane.kueue.snapshot import CQState, Snapshot
 
@@ -138,3 +143,37 @@ def evicted_sorted(sources: list[Source]) -> list[tuple[Workload, Source]]:
     out = [(w, s) for s in sources for w in s.evicted()]
     out.sort(key=lambda pair: static_key(pair[0]))
     return out
+
+
+def borrowing_cqs(snap: Snapshot, cur: rn.Node, skip: rn.Node | None, frs: frozenset[FR]) -> list[rn.Node]:
+    """The ClusterQueues of `cur`'s subtree (not under its child `skip`) that Kueue's hierarchical
+    walk takes candidates from: above nominal in some of `frs`, reached through cohorts above their
+    subtree quota in some of `frs`; child cohorts' ClusterQueues first (depth first), then `cur`'s
+    own, in tree order (`preemption._collect_in_subtree` without the per-ClusterQueue policy).
+
+    The preemptor's own ClusterQueue may be in the list (the caller leaves it out). Kept per
+    (cur, skip, frs) in `snap.subtree_scans` and used again while every node it read still has
+    the same usage version.
+    """
+    key = (cur, skip, frs)
+    hit = snap.subtree_scans.get(key)
+    if hit is not None and hit.valid():
+        return hit.cqs
+    checked: list[rn.Node] = []
+    cqs: list[rn.Node] = []
+    _scan(cur, skip, frs, checked, cqs)
+    snap.subtree_scans[key] = SubtreeScan(checked, cqs)
+    return cqs
+
+
+def _scan(current: rn.Node, skip: rn.Node | None, frs: frozenset[FR], checked: list[rn.Node], out: list[rn.Node]) -> None:
+    for child in current.child_cohorts:
+        if child is skip:
+            continue
+        checked.append(child)
+        if not rn.within_nominal(child, frs):
+            _scan(child, skip, frs, checked, out)
+    for child_cq in current.child_cqs:
+        checked.append(child_cq)
+        if not rn.within_nominal(child_cq, frs):
+            out.append(child_cq)
