@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_explain import _Counting
 from bench_kueue import build_cluster
 
-from gpuplane.explain.command import ExplainOptions, explain_input
+from gpuplane.explain.command import ExplainOptions, Explanation, explain_input
 from gpuplane.explain.eta import EtaOptions
 from gpuplane.kueue.parse import Parsed
 
@@ -40,7 +40,7 @@ def main(argv: list[str]) -> int:
     counter = _Counting()
     prof = cProfile.Profile() if args.profile else None
 
-    def run() -> object:
+    def run() -> Explanation:
         if args.reference:
             from gpuplane.kueue.reference import use_reference_engine
 
@@ -55,8 +55,8 @@ def main(argv: list[str]) -> int:
     cpu = time.process_time() - c0
     if prof is not None:
         prof.dump_stats(args.profile)
-    etas = getattr(result, "etas")
-    notes = getattr(result, "eta_assumptions")
+    etas = result.etas
+    notes = result.eta_assumptions
     doc = {"eta": [etas[k].as_dict() for k in sorted(etas)], "notes": notes}
     Path(args.out).write_text(json.dumps(doc, indent=0, sort_keys=True) + "\n", encoding="utf-8")
     print(f"cpu {cpu:.1f} s, {counter.count} cycles, {len(etas)} estimates", file=sys.stderr)

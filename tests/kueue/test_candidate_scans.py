@@ -83,7 +83,9 @@ def _fresh(cur: rn.Node, skip: rn.Node | None, frs: frozenset[FR]) -> list[str]:
 @settings(max_examples=60, deadline=None)
 @given(
     st.lists(
-        st.tuples(st.sampled_from("abcd"), st.sampled_from(["gpu", "cpu"]), st.integers(-3, 6).map(lambda n: n * K)),
+        st.tuples(
+            st.sampled_from("abcd"), st.sampled_from(["gpu", "cpu"]), st.integers(-3, 6).map(lambda n: n * K)
+        ),
         max_size=30,
     )
 )

@@ -13,6 +13,7 @@ versions before each use.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from gpuplane.kueue.objects import FR, Workload
 from gpuplane.kueue.resource_node import Node
@@ -83,17 +84,20 @@ class SubtreeScan:
     exact for as long as `valid()`: nothing it read has changed since.
     """
 
-    __slots__ = ("checked", "cqs", "vers")
+    __slots__ = ("checked", "cqs", "sources", "vers")
 
     def __init__(self, checked: list[Node], cqs: list[Node]) -> None:
         self.checked = checked
         self.vers = [n.ver for n in checked]
         self.cqs = cqs
+        #: `candidates.cohort_sources` per (policy, incoming priority, advantage): the workload
+        #: versions of `cqs`' ClusterQueues it was built at, and the sources (typed there).
+        self.sources: dict[tuple[str, int, bool], tuple[list[int], Any]] = {}
 
     def valid(self) -> bool:
         """Whether no node the scan read has changed its usage since."""
         vers = self.vers
-        for i, n in enumerate(self.checked):
+        for i, n in enumerate(self.checked):  # noqa: SIM110 (a plain loop: no generator on this hot path)
             if n.ver != vers[i]:
                 return False
         return True

@@ -155,18 +155,81 @@ def borrowing_cqs(snap: Snapshot, cur: rn.Node, skip: rn.Node | None, frs: froze
     (cur, skip, frs) in `snap.subtree_scans` and used again while every node it read still has
     the same usage version.
     """
+    return _kept_scan(snap, cur, skip, frs).cqs
+
+
+def _kept_scan(snap: Snapshot, cur: rn.Node, skip: rn.Node | None, frs: frozenset[FR]) -> SubtreeScan:
     key = (cur, skip, frs)
     hit = snap.subtree_scans.get(key)
     if hit is not None and hit.valid():
-        return hit.cqs
+        return hit
     checked: list[rn.Node] = []
     cqs: list[rn.Node] = []
     _scan(cur, skip, frs, checked, cqs)
-    snap.subtree_scans[key] = SubtreeScan(checked, cqs)
-    return cqs
+    hit = SubtreeScan(checked, cqs)
+    snap.subtree_scans[key] = hit
+    return hit
 
 
-def _scan(current: rn.Node, skip: rn.Node | None, frs: frozenset[FR], checked: list[rn.Node], out: list[rn.Node]) -> None:
+def cohort_sources(
+    snap: Snapshot,
+    cur: rn.Node,
+    skip: rn.Node | None,
+    frs: frozenset[FR],
+    policy: str,
+    incoming: Workload,
+    advantage: bool,
+    exclude: rn.Node,
+) -> list[Source]:
+    """`source(..., policy, incoming, cur, advantage)` for each of `borrowing_cqs(snap, cur, skip,
+    frs)` but `exclude` (the preemptor's ClusterQueue), the ones with candidates, in that order.
+
+    With policy LowerPriority or Any the sources depend on the incoming workload's priority only,
+    so they are kept with the scan per (policy, priority, advantage) while no ClusterQueue of the
+    scan changed its workloads (its `wver`); the returned list is shared, not to be changed.
+    """
+    scan = _kept_scan(snap, cur, skip, frs)
+    nodes = scan.cqs
+    if not nodes:
+        return []
+    cqs = snap.cqs
+    if policy not in ("LowerPriority", "Any"):  # (LowerOrNewerEqualPriority reads the queue time too)
+        out: list[Source] = []
+        for n in nodes:
+            if n is not exclude:
+                src = source(snap, cqs[n.name], frs, policy, incoming, cur, advantage)
+                if src is not None:
+                    out.append(src)
+        return out
+    key = (policy, incoming.priority, advantage)
+    kept = scan.sources.get(key)
+    lst: list[Source] | None = None
+    if kept is not None:
+        wvers = kept[0]
+        lst = kept[1]
+        for i, n in enumerate(nodes):
+            if cqs[n.name].wver != wvers[i]:
+                lst = None
+                break
+    if lst is None:
+        lst = []
+        wvers = []
+        for n in nodes:
+            state = cqs[n.name]
+            wvers.append(state.wver)
+            src = source(snap, state, frs, policy, incoming, cur, advantage)
+            if src is not None:
+                lst.append(src)
+        scan.sources[key] = (wvers, lst)
+    for src in lst:
+        if src.state.node is exclude:
+            return [s for s in lst if s.state.node is not exclude]
+    return lst
+
+
+def _scan(
+    current: rn.Node, skip: rn.Node | None, frs: frozenset[FR], checked: list[rn.Node], out: list[rn.Node]
+) -> None:
     for child in current.child_cohorts:
         if child is skip:
             continue

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from gpuplane.kueue import resource_node as rn
-from gpuplane.kueue.candidates import Source, borrowing_cqs, evicted_sorted, merged, source
+from gpuplane.kueue.candidates import Source, cohort_sources, evicted_sorted, merged, source
 from gpuplane.kueue.objects import FR, Workload
 from gpuplane.kueue.snapshot import CQState, Snapshot
 
@@ -180,12 +180,7 @@ def _collect_hierarchical(ctx: PreemptionCtx) -> tuple[list[Source], list[Source
     policy = ctx.state.spec.preemption.reclaim_within_cohort
     for cur in node.path_to_root():
         if ATTEMPT_BOUND:  # the same walk, its above-nominal ClusterQueues kept while usage is unchanged
-            out = hier if adv else prio
-            for cq_node in borrowing_cqs(snap, cur, prev, frs):
-                if cq_node is not node:
-                    src = source(snap, snap.cqs[cq_node.name], frs, policy, wl, cur, adv)
-                    if src is not None:
-                        out.append(src)
+            (hier if adv else prio).extend(cohort_sources(snap, cur, prev, frs, policy, wl, adv, node))
         else:
             _collect_in_subtree(ctx, cur, cur, prev, adv, hier if adv else prio)
         fits, remaining = rn.quantities_fit_in_quota(cur, remaining)
