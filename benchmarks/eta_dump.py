@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_explain import _Counting
+from bench_explain import eta_cycles
 from bench_kueue import build_cluster
 
 from gpuplane.explain.command import ExplainOptions, Explanation, explain_input
@@ -37,7 +37,6 @@ def main(argv: list[str]) -> int:
     args = ap.parse_args(argv)
     shape = (100, 20, 5_000, 2_000) if args.small else (500, 20, 50_000, 20_000)
     parsed = Parsed(objects=build_cluster(*shape))
-    counter = _Counting()
     prof = cProfile.Profile() if args.profile else None
 
     def run() -> Explanation:
@@ -48,10 +47,7 @@ def main(argv: list[str]) -> int:
         return explain_input(parsed, ExplainOptions(eta=EtaOptions()))
 
     c0 = time.process_time()
-    try:
-        result = prof.runcall(run) if prof is not None else run()
-    finally:
-        counter.close()
+    result = prof.runcall(run) if prof is not None else run()
     cpu = time.process_time() - c0
     if prof is not None:
         prof.dump_stats(args.profile)
@@ -59,7 +55,7 @@ def main(argv: list[str]) -> int:
     notes = result.eta_assumptions
     doc = {"eta": [etas[k].as_dict() for k in sorted(etas)], "notes": notes}
     Path(args.out).write_text(json.dumps(doc, indent=0, sort_keys=True) + "\n", encoding="utf-8")
-    print(f"cpu {cpu:.1f} s, {counter.count} cycles, {len(etas)} estimates", file=sys.stderr)
+    print(f"cpu {cpu:.1f} s, {eta_cycles(result)} cycles, {len(etas)} estimates", file=sys.stderr)
     return 0
 
 
