@@ -49,6 +49,9 @@ SIM_MODULES = (
     "engine",
 )
 
+#: explain's modules that drive Kueue's cycles (`explain --eta`'s forward run).
+EXPLAIN_MODULES = ("explain/eta.py",)
+
 
 def pure_requested() -> bool:
     """True when GPUPLANE_PURE asks for the pure-Python twin."""
@@ -57,10 +60,15 @@ def pure_requested() -> bool:
 
 def compiled_modules(package: Path) -> list[str]:
     """The modules compiled with mypyc, as paths relative to `package` (the gpuplane folder): every
-    module of kueue/ (the admission the twin runs) but KUEUE_PURE, the quantity grammar, and the
-    simulator's hot modules."""
+    module of kueue/ (the admission the twin runs) but KUEUE_PURE, the quantity grammar, the
+    simulator's hot modules and EXPLAIN_MODULES."""
     kueue = sorted(p.name for p in (package / "kueue").glob("*.py") if p.name not in KUEUE_PURE)
-    return [*(f"kueue/{name}" for name in kueue), "kube/quantity.py", *(f"sim/{n}.py" for n in SIM_MODULES)]
+    return [
+        *(f"kueue/{name}" for name in kueue),
+        "kube/quantity.py",
+        *(f"sim/{n}.py" for n in SIM_MODULES),
+        *EXPLAIN_MODULES,
+    ]
 
 
 def _sources(package: Path) -> list[Path]:
