@@ -149,7 +149,9 @@ def borrowing_cqs(snap: Snapshot, cur: rn.Node, skip: rn.Node | None, frs: froze
     """The ClusterQueues of `cur`'s subtree (not under its child `skip`) that Kueue's hierarchical
     walk takes candidates from: above nominal in some of `frs`, reached through cohorts above their
     subtree quota in some of `frs`; child cohorts' ClusterQueues first (depth first), then `cur`'s
-    own, in tree order (`preemption._collect_in_subtree` without the per-ClusterQueue policy).
+    own, in tree order (`preemption._collect_in_subtree` without the per-ClusterQueue policy; Kueue:
+    `pkg/scheduler/preemption/classical/hierarchical_preemption.go: collectCandidatesInSubtree`,
+    read at commit 01c0b27050, which checks `IsWithinNominalInResources` on the same usage).
 
     The preemptor's own ClusterQueue may be in the list (the caller leaves it out). Kept per
     (cur, skip, frs) in `snap.subtree_scans` and used again while every node it read still has
@@ -184,9 +186,11 @@ def cohort_sources(
     """`source(..., policy, incoming, cur, advantage)` for each of `borrowing_cqs(snap, cur, skip,
     frs)` but `exclude` (the preemptor's ClusterQueue), the ones with candidates, in that order.
 
-    With policy LowerPriority or Any the sources depend on the incoming workload's priority only,
-    so they are kept with the scan per (policy, priority, advantage) while no ClusterQueue of the
-    scan changed its workloads (its `wver`); the returned list is shared, not to be changed.
+    With policy LowerPriority or Any the sources depend on the incoming workload's priority only
+    (Kueue's `priorityTooHighToPreempt` in hierarchical_preemption.go reads the queue timestamp for
+    LowerOrNewerEqualPriority alone), so they are kept with the scan per (policy, priority,
+    advantage) while no ClusterQueue of the scan changed its workloads (its `wver`); the returned
+    list is shared, not to be changed.
     """
     scan = _kept_scan(snap, cur, skip, frs)
     nodes = scan.cqs
