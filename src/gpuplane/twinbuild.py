@@ -58,6 +58,7 @@ COMPILED_MODULES = (
     "sim/fleet.py",
     "sim/kueue_admitter.py",
     "sim/engine.py",
+    "explain/eta.py",  # explain --eta's forward run drives Kueue's cycles
 )
 
 

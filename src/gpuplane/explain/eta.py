@@ -16,9 +16,11 @@ flavor it may use) is "never under the current quota" without simulating.
 
 from __future__ import annotations
 
+import gc
 import heapq
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from gpuplane.durations import format_duration
@@ -34,6 +36,13 @@ from gpuplane.kueue.snapshot import Snapshot
 ADMITTED, ESTIMATED, NEVER, LATER = "admitted", "estimated", "never", "later"
 MAX_CYCLES_PER_INSTANT = 10_000
 MAX_PREEMPTIONS_PER_INSTANT = 3
+#: The collector's youngest-generation threshold while Kueue's cycles run here (CPython's default
+#: is 700 allocations). A cycle allocates hundreds of thousands of short-lived containers
+#: (assignments, usage maps, reasons) that almost all die young and form no reference cycles, so
+#: collecting every 700 of them only rescans survivors: on the 500 ClusterQueue / 50k snapshot the
+#: default spent about 13 % of the compiled run in the collector (perf), and this threshold ran as
+#: fast as no collector at all with the same peak memory (262 MB). Cyclic garbage is still collected.
+GC_YOUNG_THRESHOLD = 200_000
 
 
 @dataclass
@@ -124,6 +133,21 @@ def never_reason(snap: Snapshot, wl: Workload) -> str | None:
     return None
 
 
+@contextmanager
+def eased_collector() -> Iterator[None]:
+    """Long-lived state frozen out of the collector (`frozen_heap`) and its youngest generation
+    collected every `GC_YOUNG_THRESHOLD` allocations, for the block; both restored after (a
+    collector switched off, threshold 0, stays off). Decisions never depend on the collector."""
+    old = gc.get_threshold()
+    if old[0]:
+        gc.set_threshold(max(old[0], GC_YOUNG_THRESHOLD), *old[1:])
+    try:
+        with frozen_heap():
+            yield
+    finally:
+        gc.set_threshold(*old)
+
+
 def _heads_waiting(snap: Snapshot) -> bool:
     return any(len(s.queue) > len(s.queue.inadmissible) for s in snap.cqs.values() if s.inactive is None)
 
@@ -142,6 +166,11 @@ def settle(
     same workload is preempted again and again at one instant (workloads whose ClusterQueues'
     policies let them preempt each other in turn), settling stops there and `loops` gets a line.
     """
+    with eased_collector():
+        return _settle(snap, explain_pending, loops)
+
+
+def _settle(snap: Snapshot, explain_pending: bool, loops: list[str] | None) -> list[CycleResult]:
     out: list[CycleResult] = []
     evicted: dict[str, int] = {}
     for _ in range(MAX_CYCLES_PER_INSTANT):
@@ -251,7 +280,7 @@ def estimate(
     for wl in snap.admitted():
         started = wl.quota_reserved_time if wl.quota_reserved_time is not None else snap.now
         fwd.schedule_end(wl, min(started, snap.now))
-    with frozen_heap():  # the snapshot lives the whole run: keep it out of the collector's scans
+    with eased_collector():  # the snapshot lives the whole run: keep it out of the collector's scans
         while waiting:
             fwd.newly.clear()
             fwd.settle()

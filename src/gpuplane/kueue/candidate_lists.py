@@ -3,13 +3,20 @@
 Kept per ClusterQueue and per set of (flavor, resource) pairs by the snapshot (`CQState.cand_cache`)
 and used by `candidates` to select preemption candidates; this module depends on the API objects
 only, so the snapshot can hold these lists without importing the candidate selection.
+
+`SubtreeScan` is the same kind of memo one level up: which ClusterQueues of a cohort's subtree are
+above nominal (the only ones a reclaim in the cohort may take from), kept per (cohort, skipped
+child, frs) by the snapshot (`Snapshot.subtree_scans`) and checked against the quota tree's usage
+versions before each use.
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from gpuplane.kueue.objects import FR, Workload
+from gpuplane.kueue.resource_node import Node
 
 StaticKey = tuple[int, float, str, str]
 
@@ -66,3 +73,31 @@ class SortedCandidates:
                     total[fr] = total.get(fr, 0) + v
             self._prefix[end] = total
         return total
+
+
+class SubtreeScan:
+    """The ClusterQueues of a cohort's subtree above nominal in some of a set of frs (the ones a
+    reclaim may take from), found by Kueue's walk, with the usage versions it read.
+
+    `checked` and `vers` are every node whose usage the walk looked at and its `ver` then
+    (`resource_node.add_usage` bumps a node's `ver` on every usage change), so the scan stays
+    exact for as long as `valid()`: nothing it read has changed since.
+    """
+
+    __slots__ = ("checked", "cqs", "sources", "vers")
+
+    def __init__(self, checked: list[Node], cqs: list[Node]) -> None:
+        self.checked = checked
+        self.vers = [n.ver for n in checked]
+        self.cqs = cqs
+        #: `candidates.cohort_sources` per (policy, incoming priority, advantage): the workload
+        #: versions of `cqs`' ClusterQueues it was built at, and the sources (typed there).
+        self.sources: dict[tuple[str, int, bool], tuple[list[int], Any]] = {}
+
+    def valid(self) -> bool:
+        """Whether no node the scan read has changed its usage since."""
+        vers = self.vers
+        for i, n in enumerate(self.checked):  # noqa: SIM110 (a plain loop: no generator on this hot path)
+            if n.ver != vers[i]:
+                return False
+        return True

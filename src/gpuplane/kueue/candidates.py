@@ -5,6 +5,11 @@ the static part of Kueue's CandidatesOrdering (lower priority first, then most r
 admitted). A preemption policy then selects a prefix (bisect on priority), and the candidates
 of many ClusterQueues are merged lazily, so a preemption attempt only touches the candidates
 it actually tries. Caches are invalidated by the ClusterQueue's workload version.
+
+`borrowing_cqs` answers the other question of a classical search, which ClusterQueues of a cohort's
+subtree are above nominal (Kueue's hierarchical candidate walk), from a scan kept while the usage
+it read is unchanged: a scheduling cycle nominates every head against the same quota tree, and
+the searches of heads in one cohort walk the same subtrees.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from gpuplane.kueue import resource_node as rn
-from gpuplane.kueue.candidate_lists import Item, SortedCandidates, static_key
+from gpuplane.kueue.candidate_lists import Item, SortedCandidates, SubtreeScan, static_key
 from gpuplane.kueue.objects import FR, Workload
 from gpuplane.kueue.snapshot import CQState, Snapshot
 
@@ -138,3 +143,104 @@ def evicted_sorted(sources: list[Source]) -> list[tuple[Workload, Source]]:
     out = [(w, s) for s in sources for w in s.evicted()]
     out.sort(key=lambda pair: static_key(pair[0]))
     return out
+
+
+def borrowing_cqs(snap: Snapshot, cur: rn.Node, skip: rn.Node | None, frs: frozenset[FR]) -> list[rn.Node]:
+    """The ClusterQueues of `cur`'s subtree (not under its child `skip`) that Kueue's hierarchical
+    walk takes candidates from: above nominal in some of `frs`, reached through cohorts above their
+    subtree quota in some of `frs`; child cohorts' ClusterQueues first (depth first), then `cur`'s
+    own, in tree order (`preemption._collect_in_subtree` without the per-ClusterQueue policy; Kueue:
+    `pkg/scheduler/preemption/classical/hierarchical_preemption.go: collectCandidatesInSubtree`,
+    read at commit 01c0b27050, which checks `IsWithinNominalInResources` on the same usage).
+
+    The preemptor's own ClusterQueue may be in the list (the caller leaves it out). Kept per
+    (cur, skip, frs) in `snap.subtree_scans` and used again while every node it read still has
+    the same usage version.
+    """
+    return _kept_scan(snap, cur, skip, frs).cqs
+
+
+def _kept_scan(snap: Snapshot, cur: rn.Node, skip: rn.Node | None, frs: frozenset[FR]) -> SubtreeScan:
+    key = (cur, skip, frs)
+    hit = snap.subtree_scans.get(key)
+    if hit is not None and hit.valid():
+        return hit
+    checked: list[rn.Node] = []
+    cqs: list[rn.Node] = []
+    _scan(cur, skip, frs, checked, cqs)
+    hit = SubtreeScan(checked, cqs)
+    snap.subtree_scans[key] = hit
+    return hit
+
+
+def cohort_sources(
+    snap: Snapshot,
+    cur: rn.Node,
+    skip: rn.Node | None,
+    frs: frozenset[FR],
+    policy: str,
+    incoming: Workload,
+    advantage: bool,
+    exclude: rn.Node,
+) -> list[Source]:
+    """`source(..., policy, incoming, cur, advantage)` for each of `borrowing_cqs(snap, cur, skip,
+    frs)` but `exclude` (the preemptor's ClusterQueue), the ones with candidates, in that order.
+
+    With policy LowerPriority or Any the sources depend on the incoming workload's priority only
+    (Kueue's `priorityTooHighToPreempt` in hierarchical_preemption.go reads the queue timestamp for
+    LowerOrNewerEqualPriority alone), so they are kept with the scan per (policy, priority,
+    advantage) while no ClusterQueue of the scan changed its workloads (its `wver`); the returned
+    list is shared, not to be changed.
+    """
+    scan = _kept_scan(snap, cur, skip, frs)
+    nodes = scan.cqs
+    if not nodes:
+        return []
+    cqs = snap.cqs
+    if policy not in ("LowerPriority", "Any"):  # (LowerOrNewerEqualPriority reads the queue time too)
+        out: list[Source] = []
+        for n in nodes:
+            if n is not exclude:
+                src = source(snap, cqs[n.name], frs, policy, incoming, cur, advantage)
+                if src is not None:
+                    out.append(src)
+        return out
+    key = (policy, incoming.priority, advantage)
+    kept = scan.sources.get(key)
+    lst: list[Source] | None = None
+    if kept is not None:
+        wvers = kept[0]
+        lst = kept[1]
+        for i, n in enumerate(nodes):
+            if cqs[n.name].wver != wvers[i]:
+                lst = None
+                break
+    if lst is None:
+        lst = []
+        wvers = []
+        for n in nodes:
+            state = cqs[n.name]
+            wvers.append(state.wver)
+            src = source(snap, state, frs, policy, incoming, cur, advantage)
+            if src is not None:
+                lst.append(src)
+        scan.sources[key] = (wvers, lst)
+    for src in lst:
+        if src.state.node is exclude:
+            return [s for s in lst if s.state.node is not exclude]
+    return lst
+
+
+def _scan(
+    current: rn.Node, skip: rn.Node | None, frs: frozenset[FR], checked: list[rn.Node], out: list[rn.Node]
+) -> None:
+    for child in current.child_cohorts:
+        if child is skip:
+            continue
+        checked.append(child)
+        if not rn.within_nominal(child, frs):
+            _scan(child, skip, frs, checked, out)
+    for child_cq in current.child_cqs:
+        checked.append(child_cq)
+        if not rn.within_nominal(child_cq, frs):
+            out.append(child_cq)

@@ -13,12 +13,14 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from gpuplane.kueue import resource_node as rn
-from gpuplane.kueue.candidates import Source, evicted_sorted, merged, source
+from gpuplane.kueue.candidates import Source, cohort_sources, evicted_sorted, merged, source
 from gpuplane.kueue.objects import FR, Workload
 from gpuplane.kueue.snapshot import CQState, Snapshot
 
-#: Whether classical searches first check `_attempt_can_fit` (off only in the reference engine the
-#: differential tests compare with, see `kueue.reference`).
+#: Whether classical searches take their shortcuts: the bound `_attempt_can_fit` first, and the
+#: above-nominal ClusterQueues of each cohort subtree kept while usage is unchanged
+#: (`candidates.borrowing_cqs`). Off only in the reference engine the differential tests compare
+#: with (see `kueue.reference`).
 ATTEMPT_BOUND = True
 
 IN_CLUSTER_QUEUE = "InClusterQueue"
@@ -174,8 +176,13 @@ def _collect_hierarchical(ctx: PreemptionCtx) -> tuple[list[Source], list[Source
         return hier, prio
     adv, remaining = rn.quantities_fit_in_quota(node, ctx.requests)
     prev: rn.Node | None = None
+    snap, frs, wl = ctx.snap, ctx.frs, ctx.wl
+    policy = ctx.state.spec.preemption.reclaim_within_cohort
     for cur in node.path_to_root():
-        _collect_in_subtree(ctx, cur, cur, prev, adv, hier if adv else prio)
+        if ATTEMPT_BOUND:  # the same walk, its above-nominal ClusterQueues kept while usage is unchanged
+            (hier if adv else prio).extend(cohort_sources(snap, cur, prev, frs, policy, wl, adv, node))
+        else:
+            _collect_in_subtree(ctx, cur, cur, prev, adv, hier if adv else prio)
         fits, remaining = rn.quantities_fit_in_quota(cur, remaining)
         adv = adv or fits
         prev = cur
@@ -337,7 +344,8 @@ def _attempt_can_fit(
 
 
 def use_attempt_bound(on: bool) -> None:
-    """Check the exact bound before each classical attempt (`on`, the default) or not (reference)."""
+    """Take the classical search's shortcuts (`on`, the default: the exact bound before each attempt
+    and the kept subtree scans) or not (the reference engine)."""
     global ATTEMPT_BOUND
     ATTEMPT_BOUND = on
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpuplane.kueue import resource_node as rn
-from gpuplane.kueue.candidate_lists import SortedCandidates
+from gpuplane.kueue.candidate_lists import SortedCandidates, SubtreeScan
 from gpuplane.kueue.objects import (
     FR,
     Admission,
@@ -109,6 +109,9 @@ class Snapshot:
         self._unplaced: dict[str, Workload] = {}
         #: Topology-aware scheduling state (`gpuplane.kueue.tas.state.TASState`), None without TAS.
         self.tas: Any = None
+        #: Classical preemption's above-nominal ClusterQueues per (cohort, skipped child, frs)
+        #: (`candidates.borrowing_cqs`; each entry checks the usage versions it read).
+        self.subtree_scans: dict[tuple[rn.Node, rn.Node | None, frozenset[FR]], SubtreeScan] = {}
 
     # ----------------------------------------------------------------- building
     @classmethod
