@@ -23,7 +23,7 @@ from gpuplane.kueue.flavor_assigner import MODE_NOFIT, MODE_PREEMPT
 from gpuplane.kueue.objects import FR, Admission, PodSetAssignment, Workload
 from gpuplane.kueue.preemption import Target, can_always_reclaim
 from gpuplane.kueue.queues import HEAP, INADMISSIBLE
-from gpuplane.kueue.reasons import describe_entry, describe_waiting
+from gpuplane.kueue.reasons import describe_waiting, entry_reason
 from gpuplane.kueue.results import Admitted, AdmittedPodSet, CycleResult, Pending, Preempted
 from gpuplane.kueue.snapshot import CQState, ScanState, Snapshot
 from gpuplane.kueue.tas.hook import still_fits as tas_still_fits
@@ -127,12 +127,15 @@ def _process(
     victims: dict[str, Target],
     reserved: list[tuple[CQState, dict[FR, int]]],
     result: CycleResult,
+    last: bool = False,
 ) -> None:
+    """Process one head in cycle order. `last`: no head is processed after it, so a reservation
+    for it would be undone before anything reads the quota tree (and is not made)."""
     mode = e.mode()
     if mode == MODE_NOFIT:
         return
     if mode == MODE_PREEMPT and not e.targets:
-        if not can_always_reclaim(e.state):
+        if not last and not can_always_reclaim(e.state):
             amount = _reserve(e)
             rn.add_usage_map(e.state.node, amount, 1)
             reserved.append((e.state, amount))
@@ -231,16 +234,23 @@ def schedule_cycle(snap: Snapshot, explain_pending: bool = False) -> CycleResult
     settle_deferred(snap, entries)  # later-flavors-first: complete the reasons that may be shown
     victims: dict[str, Target] = {}
     reserved: list[tuple[CQState, dict[FR, int]]] = []
-    for e in _order(snap, entries):
-        _process(snap, e, victims, reserved, result)
+    if snap.fair_sharing is None:
+        # The classical order is fixed before processing, so the last head is known (fair
+        # sharing's tournament reads the tree as it goes: its reservations are always made).
+        ordered = _classical_order(entries)
+        for e in ordered:
+            _process(snap, e, victims, reserved, result, e is ordered[-1])
+    else:
+        for e in _order(snap, entries):
+            _process(snap, e, victims, reserved, result)
     for state, amount in reserved:
         rn.add_usage_map(state.node, amount, -1)
     for e in entries:
         if e.status != "admitted":  # (an admitted workload's reason was dropped by snap.admit)
-            snap.last_reason[e.wl.key] = describe_entry(snap, e)
+            snap.reasons[e.wl.key] = entry_reason(snap, e)
             result.parked += _requeue(snap, e)
     for e in bad:
-        snap.last_reason[e.wl.key] = e.message
+        snap.reasons[e.wl.key] = e.message
         result.parked += _requeue(snap, e)
     if explain_pending:
         result.pending = pending_report(snap)
@@ -253,9 +263,7 @@ def pending_report(snap: Snapshot) -> list[Pending]:
     ranks: dict[str, list[tuple[int, float, str]]] = {}
     for wl in snap.pending():
         cq, where = snap.queue_of(wl.key)
-        reason = (
-            snap.unqueued.get(wl.key) or snap.last_reason.get(wl.key) or describe_waiting(snap, wl, ranks)
-        )
+        reason = snap.unqueued.get(wl.key) or snap.reason(wl.key) or describe_waiting(snap, wl, ranks)
         out.append(Pending(wl.key, cq or "", where or INADMISSIBLE, reason))
     return out
 
