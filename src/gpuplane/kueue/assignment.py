@@ -117,11 +117,21 @@ def assignments(
             tas_hook.for_targets(snap, wl, state, full, targets)
         if targets:
             return full, targets
-    if wl.can_be_partially_admitted():
+    if _partially_admissible(wl):
         found = _reduce(snap, wl, state, assigner, oracle)
         if found is not None:
             return found
     return full, []
+
+
+def _partially_admissible(wl: Workload) -> bool:
+    """`Workload.can_be_partially_admitted` (some pod set's minCount below its count), here so that
+    the compiled twin runs it without an interpreted call per failed nomination."""
+    for ps in wl.pod_sets:
+        least = ps.min_count
+        if least is not None and least < ps.count:
+            return True
+    return False
 
 
 def settle_deferred(snap: Snapshot, entries: list[Entry]) -> None:

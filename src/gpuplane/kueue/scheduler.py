@@ -197,7 +197,8 @@ def _requeue(snap: Snapshot, e: Entry) -> int:
         snap.scan.pop(e.wl.key, None)
     elif reason != PENDING_PREEMPTION and e.assignment is not None:
         # FlavorFungibilityPreserveScanProgress: the next nomination resumes the flavor scan.
-        snap.scan[e.wl.key] = ScanState(dict(e.assignment.last_tried), e.state.generation)
+        # (the cycle's assignment is never changed after it, so its map is kept, not copied)
+        snap.scan[e.wl.key] = ScanState(e.assignment.last_tried, e.state.generation)
     if reason == PENDING_PREEMPTION:
         if q.strategy != "StrictFIFO":
             q.sticky = e.wl.key
