@@ -19,7 +19,7 @@ from gpuplane.kueue.cycle_head import (
     Entry,
 )
 from gpuplane.kueue.fair_sharing import tournament_order
-from gpuplane.kueue.flavor_assigner import MODE_NOFIT, MODE_PREEMPT
+from gpuplane.kueue.flavor_assigner import MODE_FIT, MODE_NOFIT, MODE_PREEMPT
 from gpuplane.kueue.objects import FR, Admission, PodSetAssignment, Workload
 from gpuplane.kueue.preemption import Target, can_always_reclaim
 from gpuplane.kueue.queues import HEAP, INADMISSIBLE
@@ -128,9 +128,13 @@ def _process(
     reserved: list[tuple[CQState, dict[FR, int]]],
     result: CycleResult,
     last: bool = False,
+    first: bool = False,
 ) -> None:
     """Process one head in cycle order. `last`: no head is processed after it, so a reservation
-    for it would be undone before anything reads the quota tree (and is not made)."""
+    for it would be undone before anything reads the quota tree (and is not made). `first`: no
+    head was processed before it (classical order), so the tree is as its flavor assignment read
+    it: a Fit assignment checked every (flavor, resource) total against `cq_available` of this
+    tree (`fits_resource_quota`), which is what `_fits` would check again (without victims)."""
     mode = e.mode()
     if mode == MODE_NOFIT:
         return
@@ -144,7 +148,8 @@ def _process(
         e.status = "skipped"
         e.message = "Workload has overlapping preemption targets with another workload"
         return
-    if not _fits(snap, e, victims) or (
+    checked = first and mode == MODE_FIT and not victims  # (docstring: `_fits` would be True)
+    if (not checked and not _fits(snap, e, victims)) or (
         snap.tas is not None and e.assignment is not None and not tas_still_fits(snap, e.wl, e.assignment)
     ):
         e.status = "skipped"
@@ -240,7 +245,7 @@ def schedule_cycle(snap: Snapshot, explain_pending: bool = False) -> CycleResult
         # sharing's tournament reads the tree as it goes: its reservations are always made).
         ordered = _classical_order(entries)
         for e in ordered:
-            _process(snap, e, victims, reserved, result, e is ordered[-1])
+            _process(snap, e, victims, reserved, result, e is ordered[-1], e is ordered[0])
     else:
         for e in _order(snap, entries):
             _process(snap, e, victims, reserved, result)
