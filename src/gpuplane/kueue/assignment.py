@@ -49,10 +49,21 @@ def get_targets(
     return classical_targets(ctx)
 
 
-def _oracle(snap: Snapshot, wl: Workload, state: CQState) -> object:
-    def simulate(fr: FR, qty: int) -> tuple[int, int, list[str]]:
-        targets = get_targets(snap, wl, state, [fr], {fr: qty})
+class _Oracle:
+    """The preemption oracle of one workload's nomination; remembers which (fr, quantity) had no
+    targets, so that the same search is not run again on the unchanged snapshot (`_targets`)."""
+
+    def __init__(self, snap: Snapshot, wl: Workload, state: CQState) -> None:
+        self.snap = snap
+        self.wl = wl
+        self.state = state
+        self.none: list[tuple[FR, int]] = []
+
+    def __call__(self, fr: FR, qty: int) -> tuple[int, int, list[str]]:
+        snap, state = self.snap, self.state
+        targets = get_targets(snap, self.wl, state, [fr], {fr: qty})
         if not targets:
+            self.none.append((fr, qty))
             return NO_CANDIDATES, rn.lowest_subtree_height(state.node, fr, qty)[0], []
         pairs = [(t.wl, snap.cqs[t.cq]) for t in targets]
         remove_workloads(snap, pairs, -1)
@@ -61,7 +72,28 @@ def _oracle(snap: Snapshot, wl: Workload, state: CQState) -> object:
         mode = PREEMPT if any(t.cq == state.name for t in targets) else RECLAIM
         return mode, borrow, [t.wl.key for t in targets]
 
-    return simulate
+
+def _oracle(snap: Snapshot, wl: Workload, state: CQState) -> _Oracle:
+    """The preemption oracle a nomination of `wl` gives its flavor assigner."""
+    return _Oracle(snap, wl, state)
+
+
+def _targets(snap: Snapshot, wl: Workload, state: CQState, a: Assignment, oracle: _Oracle) -> list[Target]:
+    """Preemption targets for a Preempt assignment `a` (get_targets, with TAS's fit check).
+
+    Without TAS and fair sharing, when `a` uses one (flavor, resource) and the oracle already
+    searched for exactly that quantity and found no target, the answer is [] again: the same
+    search (`get_targets` with the same workload, ClusterQueue, resources and requests) on the
+    same snapshot (nothing changes it during a nomination; the oracle undoes what it tries).
+    """
+    if snap.tas is None:
+        if snap.fair_sharing is None and len(a.usage) == 1 and oracle.none:
+            ((fr, qty),) = a.usage.items()
+            if (fr, qty) in oracle.none and a.frs_need_preemption() == {fr}:
+                return []
+        return get_targets(snap, wl, state, a.frs_need_preemption(), a.usage)
+    check = tas_hook.fit_check(snap, wl, state, a)
+    return get_targets(snap, wl, state, a.frs_need_preemption(), a.usage, check)
 
 
 def assignments(
@@ -71,7 +103,8 @@ def assignments(
 
     `fast` False switches later-flavors-first off for this workload (None: the module setting).
     """
-    assigner = FlavorAssigner(snap, wl, state, _oracle(snap, wl, state), fast)  # type: ignore[arg-type]
+    oracle = _Oracle(snap, wl, state)
+    assigner = FlavorAssigner(snap, wl, state, oracle, fast)
     full = assigner.assign()
     if snap.tas is not None:
         tas_hook.after_assign(snap, wl, state, full)
@@ -79,17 +112,26 @@ def assignments(
     if mode == MODE_FIT:
         return full, []
     if mode == MODE_PREEMPT:
-        check = tas_hook.fit_check(snap, wl, state, full) if snap.tas is not None else None
-        targets = get_targets(snap, wl, state, full.frs_need_preemption(), full.usage, check)
+        targets = _targets(snap, wl, state, full, oracle)
         if snap.tas is not None:
             tas_hook.for_targets(snap, wl, state, full, targets)
         if targets:
             return full, targets
-    if wl.can_be_partially_admitted():
-        found = _reduce(snap, wl, state, assigner)
+    if _partially_admissible(wl):
+        found = _reduce(snap, wl, state, assigner, oracle)
         if found is not None:
             return found
     return full, []
+
+
+def _partially_admissible(wl: Workload) -> bool:
+    """`Workload.can_be_partially_admitted` (some pod set's minCount below its count), here so that
+    the compiled twin runs it without an interpreted call per failed nomination."""
+    for ps in wl.pod_sets:
+        least = ps.min_count
+        if least is not None and least < ps.count:
+            return True
+    return False
 
 
 def settle_deferred(snap: Snapshot, entries: list[Entry]) -> None:
@@ -133,7 +175,7 @@ def _negated(usage: dict[FR, int]) -> dict[FR, int]:
 
 
 def _reduce(
-    snap: Snapshot, wl: Workload, state: CQState, assigner: FlavorAssigner
+    snap: Snapshot, wl: Workload, state: CQState, assigner: FlavorAssigner, oracle: _Oracle
 ) -> tuple[Assignment, list[Target]] | None:
     deltas = [ps.count - (ps.min_count if ps.min_count is not None else ps.count) for ps in wl.pod_sets]
     total = sum(deltas)
@@ -149,8 +191,7 @@ def _reduce(
         if m == MODE_FIT:
             return a, []
         if m == MODE_PREEMPT:
-            check = tas_hook.fit_check(snap, wl, state, a) if snap.tas is not None else None
-            t = get_targets(snap, wl, state, a.frs_need_preemption(), a.usage, check)
+            t = _targets(snap, wl, state, a, oracle)
             if t:
                 return a, t
         return None

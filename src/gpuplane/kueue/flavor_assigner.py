@@ -62,6 +62,42 @@ Deferred = tuple[int, FR, int]
 """A preemption simulation left out: (position in `Assignment.reasons`, fr, quantity)."""
 
 
+class QuotaNote:
+    """A quota shortfall reason whose text is formatted only when read (issue 23).
+
+    Most failed heads' reasons are never shown (a simulation reads only the workloads still
+    waiting at its end), so the assigner records the figures the text quotes, as they are when
+    the quota is checked, and `text` formats them into exactly what `quota_text` and
+    `fits_resource_quota` wrote before: `over_max` for "more than the maximum capacity" (`bound`
+    the maximum capacity), else "more needed" (`bound` what the ClusterQueue has available).
+    """
+
+    def __init__(self, over_max: bool, fr: FR, val: int, bound: int, state: CQState) -> None:
+        self.over_max = over_max
+        self.fr = fr
+        self.val = val
+        self.bound = bound
+        self.quota = _quota_figures(state, fr)
+
+    def text(self) -> str:
+        """The reason as `fits_resource_quota` words it."""
+        fr, val = self.fr, self.val
+        quota = _format_quota(self.quota)
+        if self.over_max:
+            return (
+                f"insufficient quota for {fr[1]} in flavor {fr[0]}: needs {format_quantity(val)}, "
+                f"more than the maximum capacity {format_quantity(self.bound)} ({quota})"
+            )
+        return (
+            f"needs {format_quantity(val)} {fr[1]} in flavor {fr[0]}; {quota}; "
+            f"{format_quantity(val - self.bound)} more needed"
+        )
+
+
+Reason = str | QuotaNote
+"""One flavor-assignment reason: its text, or the figures of a quota shortfall (`QuotaNote`)."""
+
+
 @dataclass(slots=True)
 class FlavorChoice:
     """The flavor given to one resource of one pod set."""
@@ -99,13 +135,23 @@ class Assignment:
     podsets: list[PodSetResult] = field(default_factory=list)
     usage: dict[FR, int] = field(default_factory=dict)
     borrowing: int = 0
-    reasons: list[str] = field(default_factory=list)
+    #: The reasons, some still unformatted (`QuotaNote`); read them through `reasons`.
+    notes: list[Reason] = field(default_factory=list)
     last_tried: dict[tuple[int, str], int] = field(default_factory=dict)
     #: Topology assignment per pod set name (`gpuplane.kueue.tas`), when TAS placed it.
     topology: dict[str, Any] | None = None
     #: Preemption simulations skipped by later-flavors-first (their victims are missing from
     #: `reasons`; nothing else depends on them). Only ever non-empty on a Fit assignment.
     deferred: list[Deferred] = field(default_factory=list)
+
+    @property
+    def reasons(self) -> list[str]:
+        """Why flavors were not found, as text (formatted now, once; appending to it adds one)."""
+        notes = self.notes
+        for i, note in enumerate(notes):
+            if not isinstance(note, str):
+                notes[i] = note.text()
+        return notes  # type: ignore[return-value]  # every item is now a str
 
     def mode(self) -> int:
         """RepresentativeMode: the worst mode over all pod sets."""
@@ -253,7 +299,7 @@ class FlavorAssigner:
             requests = {res: q * count for res, q in ps.per_pod.items()}
             if has_pods:
                 requests["pods"] = count * 1000
-            result = PodSetResult(ps.name, count, requests, first_reason=len(out.reasons))
+            result = PodSetResult(ps.name, count, requests, first_reason=len(out.notes))
             out.podsets.append(result)
             if not self._assign_podset(i, ps, result, out):
                 result.failed = True
@@ -273,7 +319,7 @@ class FlavorAssigner:
             if group is None:
                 if qty == 0:
                     continue
-                out.reasons.append(f"resource {res} unavailable in ClusterQueue {self.state.name}")
+                out.notes.append(f"resource {res} unavailable in ClusterQueue {self.state.name}")
                 return False
             if res in result.flavors:
                 continue
@@ -301,7 +347,7 @@ class FlavorAssigner:
             fname = group.flavors[fidx].name
             flavor = self.snap.flavors.get(fname)
             if flavor is None:
-                out.reasons.append(f"flavor {fname} not found")
+                out.notes.append(f"flavor {fname} not found")
                 continue
             why = flavor_mismatch(flavor, ps)
             if why is None and (flavor.topology_name is not None or ps.topology is not None):
@@ -310,7 +356,7 @@ class FlavorAssigner:
                 why = tas_mismatch(self.snap, self.state, flavor, ps, group)
                 why = None if why is None else f"couldn't assign flavors to pod set {ps.name}: {why}"
             if why is not None:
-                out.reasons.append(why)
+                out.notes.append(why)
                 continue
             self._probe = (fidx, ps, group, reqs, out) if fast and fidx < n - 1 else None
             choices, rep = self._try_flavor(fname, reqs, out)
@@ -345,32 +391,27 @@ class FlavorAssigner:
         return choices, rep
 
     def fits_resource_quota(self, fr: FR, assumed: int, request: int, out: Assignment) -> tuple[int, int]:
-        """How `fr` could be used: (granular mode, borrowing level); appends reasons to `out`."""
+        """How `fr` could be used: (granular mode, borrowing level); appends reasons to `out`
+        (a shortfall as a `QuotaNote`: its figures now, its text when read)."""
         node = self.state.node
         avail = rn.cq_available(node, fr)
         maxcap = rn.potential_available(node, fr)
         val = assumed + request
         if val > maxcap:
-            out.reasons.append(
-                f"insufficient quota for {fr[1]} in flavor {fr[0]}: needs {format_quantity(val)}, "
-                f"more than the maximum capacity {format_quantity(maxcap)} ({quota_text(self.state, fr)})"
-            )
+            out.notes.append(QuotaNote(True, fr, val, maxcap, self.state))
             return NOFIT, 0
         borrow, may_reclaim = rn.lowest_subtree_height(node, fr, val)
         if val <= avail:
             return FIT, borrow
-        out.reasons.append(
-            f"needs {format_quantity(val)} {fr[1]} in flavor {fr[0]}; {quota_text(self.state, fr)}; "
-            f"{format_quantity(val - avail)} more needed"
-        )
+        out.notes.append(QuotaNote(False, fr, val, avail, self.state))
         if node.nominal.get(fr, 0) >= val or may_reclaim or self._can_preempt_while_borrowing():
             if self._probe is not None and self._later_stop() >= 0:
                 # A later flavor ends the search: this answer cannot be chosen (module docstring).
-                out.deferred.append((len(out.reasons), fr, val))
+                out.deferred.append((len(out.notes), fr, val))
                 return NO_CANDIDATES, borrow
             mode, borrow_after, victims = self.oracle(fr, val)
             if victims:
-                out.reasons.append(f"preempting {', '.join(victims)} would make room in flavor {fr[0]}")
+                out.notes.append(f"preempting {', '.join(victims)} would make room in flavor {fr[0]}")
             return mode, borrow_after
         return NOFIT, borrow
 
@@ -423,17 +464,39 @@ class FlavorAssigner:
 
 def quota_text(state: CQState, fr: FR) -> str:
     """'team-a has nominal 16, uses 12, may borrow 0; cohort c has 2 free' for one (flavor, resource)."""
+    return _format_quota(_quota_figures(state, fr))
+
+
+QuotaFigures = tuple[str, int, int, str | None, int | None, int | None, int]
+"""What `quota_text` quotes: ClusterQueue, nominal, usage, cohort (None: none), borrowing limit,
+lending limit, the cohort's free quota (0 without a cohort)."""
+
+
+def _quota_figures(state: CQState, fr: FR) -> QuotaFigures:
     node = state.node
+    parent = node.parent
     nominal = node.nominal.get(fr, 0)
     usage = node.usage.get(fr, 0)
-    text = f"{state.name} has nominal {format_quantity(nominal)}, uses {format_quantity(usage)}"
-    parent = node.parent
     if parent is None:
+        return (state.name, nominal, usage, None, None, None, 0)
+    free = max(0, rn.available(parent, fr))
+    return (
+        state.name,
+        nominal,
+        usage,
+        parent.name,
+        node.borrowing_limit.get(fr),
+        node.lending_limit.get(fr),
+        free,
+    )
+
+
+def _format_quota(q: QuotaFigures) -> str:
+    name, nominal, usage, cohort, limit, lend, free = q
+    text = f"{name} has nominal {format_quantity(nominal)}, uses {format_quantity(usage)}"
+    if cohort is None:
         return text + ", no cohort to borrow from"
-    limit = node.borrowing_limit.get(fr)
     text += ", may borrow " + ("without limit" if limit is None else format_quantity(limit))
-    lend = node.lending_limit.get(fr)
     if lend is not None:
         text += f", lends at most {format_quantity(lend)}"
-    free = max(0, rn.available(parent, fr))
-    return text + f"; cohort {parent.name} has {format_quantity(free)} free"
+    return text + f"; cohort {cohort} has {format_quantity(free)} free"

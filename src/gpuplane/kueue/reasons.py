@@ -7,8 +7,8 @@ import bisect
 from gpuplane.kube.quantity import format_quantity
 from gpuplane.kueue.cycle_head import Entry
 from gpuplane.kueue.flavor_assigner import MODE_NOFIT, MODE_PREEMPT, Assignment, quota_text
-from gpuplane.kueue.objects import Workload
-from gpuplane.kueue.snapshot import Snapshot
+from gpuplane.kueue.objects import PreemptionPolicy, Workload
+from gpuplane.kueue.snapshot import LazyText, Snapshot
 
 
 def _dedupe(items: list[str]) -> list[str]:
@@ -47,8 +47,56 @@ def _deciding_reasons(a: Assignment) -> str:
     return f"pod set {ps.name}: " + "; ".join(own) if own else "; ".join(_dedupe(a.reasons))
 
 
+class EntryReason(LazyText):
+    """`describe_entry`'s text for a head whose words come from its flavor assignment, formatted
+    when read: `head` then ": " and the assignment's deciding reasons (`pol`: the head is the
+    preemption policy's sentence); with `fallback`, the reasons alone, else `fallback`. Nothing it
+    reads changes after the cycle (the assignment is the cycle's own, its figures captured)."""
+
+    def __init__(self, head: str, pol: PreemptionPolicy | None, a: Assignment, fallback: str) -> None:
+        self.head = head
+        self.pol = pol
+        self.a = a
+        self.fallback = fallback
+
+    def text(self) -> str:
+        """The text `describe_entry` gives."""
+        details = _deciding_reasons(self.a)
+        if self.fallback:
+            return details or self.fallback
+        head = self.head
+        pol = self.pol
+        if pol is not None:
+            head = (
+                "needs preemption but no workload may be preempted "
+                f"(withinClusterQueue {pol.within_cluster_queue}, reclaimWithinCohort "
+                f"{pol.reclaim_within_cohort}, borrowWithinCohort {pol.borrow_within_cohort})"
+            )
+        return head + (f": {details}" if details else "")
+
+
 def describe_entry(snap: Snapshot, entry: Entry) -> str:
     """Why a head workload was not admitted in this cycle."""
+    found = entry_reason(snap, entry)
+    return found if isinstance(found, str) else found.text()
+
+
+def entry_reason(snap: Snapshot, entry: Entry) -> str | LazyText:
+    """`describe_entry`'s text, or (for the common cases) an `EntryReason` that formats it when read:
+    what it quotes of the live state (victims' borrowing, quota) is formatted now."""
+    a = entry.assignment
+    if a is not None and entry.status != "deferred" and entry.status != "skipped":
+        mode = entry.mode()
+        if mode == MODE_PREEMPT and not entry.targets:
+            return EntryReason("", entry.state.spec.preemption, a, "")
+        if mode == MODE_NOFIT:
+            return EntryReason("does not fit", None, a, "")
+        if mode != MODE_PREEMPT:
+            return EntryReason("", None, a, "not admitted")
+    return _describe_now(snap, entry)
+
+
+def _describe_now(snap: Snapshot, entry: Entry) -> str:
     a = entry.assignment
     details = _deciding_reasons(a) if a is not None else ""
     mode = entry.mode()

@@ -19,11 +19,11 @@ from gpuplane.kueue.cycle_head import (
     Entry,
 )
 from gpuplane.kueue.fair_sharing import tournament_order
-from gpuplane.kueue.flavor_assigner import MODE_NOFIT, MODE_PREEMPT
+from gpuplane.kueue.flavor_assigner import MODE_FIT, MODE_NOFIT, MODE_PREEMPT
 from gpuplane.kueue.objects import FR, Admission, PodSetAssignment, Workload
 from gpuplane.kueue.preemption import Target, can_always_reclaim
 from gpuplane.kueue.queues import HEAP, INADMISSIBLE
-from gpuplane.kueue.reasons import describe_entry, describe_waiting
+from gpuplane.kueue.reasons import describe_waiting, entry_reason
 from gpuplane.kueue.results import Admitted, AdmittedPodSet, CycleResult, Pending, Preempted
 from gpuplane.kueue.snapshot import CQState, ScanState, Snapshot
 from gpuplane.kueue.tas.hook import still_fits as tas_still_fits
@@ -127,12 +127,19 @@ def _process(
     victims: dict[str, Target],
     reserved: list[tuple[CQState, dict[FR, int]]],
     result: CycleResult,
+    last: bool = False,
+    first: bool = False,
 ) -> None:
+    """Process one head in cycle order. `last`: no head is processed after it, so a reservation
+    for it would be undone before anything reads the quota tree (and is not made). `first`: no
+    head was processed before it (classical order), so the tree is as its flavor assignment read
+    it: a Fit assignment checked every (flavor, resource) total against `cq_available` of this
+    tree (`fits_resource_quota`), which is what `_fits` would check again (without victims)."""
     mode = e.mode()
     if mode == MODE_NOFIT:
         return
     if mode == MODE_PREEMPT and not e.targets:
-        if not can_always_reclaim(e.state):
+        if not last and not can_always_reclaim(e.state):
             amount = _reserve(e)
             rn.add_usage_map(e.state.node, amount, 1)
             reserved.append((e.state, amount))
@@ -141,7 +148,8 @@ def _process(
         e.status = "skipped"
         e.message = "Workload has overlapping preemption targets with another workload"
         return
-    if not _fits(snap, e, victims) or (
+    checked = first and mode == MODE_FIT and not victims  # (docstring: `_fits` would be True)
+    if (not checked and not _fits(snap, e, victims)) or (
         snap.tas is not None and e.assignment is not None and not tas_still_fits(snap, e.wl, e.assignment)
     ):
         e.status = "skipped"
@@ -194,7 +202,8 @@ def _requeue(snap: Snapshot, e: Entry) -> int:
         snap.scan.pop(e.wl.key, None)
     elif reason != PENDING_PREEMPTION and e.assignment is not None:
         # FlavorFungibilityPreserveScanProgress: the next nomination resumes the flavor scan.
-        snap.scan[e.wl.key] = ScanState(dict(e.assignment.last_tried), e.state.generation)
+        # (the cycle's assignment is never changed after it, so its map is kept, not copied)
+        snap.scan[e.wl.key] = ScanState(e.assignment.last_tried, e.state.generation)
     if reason == PENDING_PREEMPTION:
         if q.strategy != "StrictFIFO":
             q.sticky = e.wl.key
@@ -231,16 +240,23 @@ def schedule_cycle(snap: Snapshot, explain_pending: bool = False) -> CycleResult
     settle_deferred(snap, entries)  # later-flavors-first: complete the reasons that may be shown
     victims: dict[str, Target] = {}
     reserved: list[tuple[CQState, dict[FR, int]]] = []
-    for e in _order(snap, entries):
-        _process(snap, e, victims, reserved, result)
+    if snap.fair_sharing is None:
+        # The classical order is fixed before processing, so the last head is known (fair
+        # sharing's tournament reads the tree as it goes: its reservations are always made).
+        ordered = _classical_order(entries)
+        for e in ordered:
+            _process(snap, e, victims, reserved, result, e is ordered[-1], e is ordered[0])
+    else:
+        for e in _order(snap, entries):
+            _process(snap, e, victims, reserved, result)
     for state, amount in reserved:
         rn.add_usage_map(state.node, amount, -1)
     for e in entries:
         if e.status != "admitted":  # (an admitted workload's reason was dropped by snap.admit)
-            snap.last_reason[e.wl.key] = describe_entry(snap, e)
+            snap.reasons[e.wl.key] = entry_reason(snap, e)
             result.parked += _requeue(snap, e)
     for e in bad:
-        snap.last_reason[e.wl.key] = e.message
+        snap.reasons[e.wl.key] = e.message
         result.parked += _requeue(snap, e)
     if explain_pending:
         result.pending = pending_report(snap)
@@ -253,9 +269,7 @@ def pending_report(snap: Snapshot) -> list[Pending]:
     ranks: dict[str, list[tuple[int, float, str]]] = {}
     for wl in snap.pending():
         cq, where = snap.queue_of(wl.key)
-        reason = (
-            snap.unqueued.get(wl.key) or snap.last_reason.get(wl.key) or describe_waiting(snap, wl, ranks)
-        )
+        reason = snap.unqueued.get(wl.key) or snap.reason(wl.key) or describe_waiting(snap, wl, ranks)
         out.append(Pending(wl.key, cq or "", where or INADMISSIBLE, reason))
     return out
 

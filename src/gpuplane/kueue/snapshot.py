@@ -73,6 +73,15 @@ class CQState:
         self.evicted[wl.key] = wl
 
 
+class LazyText:
+    """A text formatted only when read (`Snapshot.reason`): a head's reason, kept as the figures
+    it quotes, since most are replaced by the next cycle's before anything reads them (issue 23)."""
+
+    def text(self) -> str:
+        """The text, formatted now."""
+        raise NotImplementedError
+
+
 @dataclass
 class ScanState:
     """Flavor scan progress of a workload (FlavorFungibilityPreserveScanProgress)."""
@@ -94,7 +103,8 @@ class Snapshot:
         self.workloads: dict[str, Workload] = {}
         self.usage_of: dict[str, dict[FR, int]] = {}
         self.unqueued: dict[str, str] = {}
-        self.last_reason: dict[str, str] = {}
+        #: Why each head that was not admitted waits, as its last cycle found it (read: `reason`).
+        self.reasons: dict[str, str | LazyText] = {}
         self.scan: dict[str, ScanState] = {}
         self.fair_sharing = fair_sharing
         self.notes: list[str] = []
@@ -112,6 +122,25 @@ class Snapshot:
         #: Classical preemption's above-nominal ClusterQueues per (cohort, skipped child, frs)
         #: (`candidates.borrowing_cqs`; each entry checks the usage versions it read).
         self.subtree_scans: dict[tuple[rn.Node, rn.Node | None, frozenset[FR]], SubtreeScan] = {}
+
+    def reason(self, key: str) -> str | None:
+        """Why a head that was not admitted waits (its last cycle's words), or None."""
+        found = self.reasons.get(key)
+        if found is None or isinstance(found, str):
+            return found
+        text = found.text()
+        self.reasons[key] = text
+        return text
+
+    @property
+    def last_reason(self) -> dict[str, str]:
+        """Every head's `reason`, formatted (a copy: set reasons in `reasons`)."""
+        out: dict[str, str] = {}
+        for key in list(self.reasons):
+            text = self.reason(key)
+            assert text is not None
+            out[key] = text
+        return out
 
     # ----------------------------------------------------------------- building
     @classmethod
@@ -334,7 +363,7 @@ class Snapshot:
         if wl is None:
             return
         self.unqueued.pop(key, None)
-        self.last_reason.pop(key, None)
+        self.reasons.pop(key, None)
         self.scan.pop(key, None)
         if wl.admission is not None:
             self._notify(self._release(wl))
@@ -394,8 +423,8 @@ class Snapshot:
         state.wver += 1
         if self.tas is not None:
             self.tas.charge(wl)
-        if self.last_reason:
-            self.last_reason.pop(key, None)
+        if self.reasons:
+            self.reasons.pop(key, None)
         if self.scan:
             self.scan.pop(key, None)
 
