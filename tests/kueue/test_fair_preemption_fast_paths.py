@@ -53,12 +53,14 @@ def test_the_whole_source_bound_decides_as_the_search(shape: str, monkeypatch: p
     # `_fits_with_whole_sources_gone` answers "no room" only when removing all the usage of every
     # ClusterQueue the search could take from would still not make room; then the search finds
     # nothing either. Same outcomes with the bound and with every search run.
-    bounded, _ = _cycles(SHAPES[shape]())
-    fp.use_whole_source_bound(False)
+    default = fp.WHOLE_SOURCE_BOUND
     try:
+        fp.use_whole_source_bound(True)
+        bounded, _ = _cycles(SHAPES[shape]())
+        fp.use_whole_source_bound(False)
         searched, _ = _cycles(SHAPES[shape]())
     finally:
-        fp.use_whole_source_bound(True)
+        fp.use_whole_source_bound(default)
     assert bounded == searched
     if fp.__file__ is not None and not fp.__file__.endswith(".py"):
         return  # compiled: the count below needs the pure module's function to be replaceable
@@ -72,5 +74,6 @@ def test_the_whole_source_bound_decides_as_the_search(shape: str, monkeypatch: p
         return ok
 
     monkeypatch.setattr(fp, "_fits_with_whole_sources_gone", counted)
+    monkeypatch.setattr(fp, "WHOLE_SOURCE_BOUND", True)
     _cycles(SHAPES[shape]())
     assert cut > 0  # the shape has searches the bound answers

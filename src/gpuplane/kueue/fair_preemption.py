@@ -46,9 +46,13 @@ from gpuplane.kueue.preemption import (
 )
 from gpuplane.kueue.snapshot import CQState
 
-#: Whether `fair_targets` first tries `_fits_with_whole_sources_gone` (the reference engine,
-#: kueue/reference.py, switches it off with `use_whole_source_bound(False)`).
-WHOLE_SOURCE_BOUND = True
+#: Whether `fair_targets` first tries `_fits_with_whole_sources_gone`. Off by default: measured
+#: compiled on 2026-12-04 (same process, alternated, identical outputs) it cost more than it saved:
+#: `explain --eta` with fair sharing on 100 CQs / 5k pending 14.1-14.6 s CPU with it, 13.5 s
+#: without; the contended fair cycle 543-552 ms against 516-529 ms; the fair cycle of
+#: bench_kueue 79-86 ms against 82-86 ms. Kept, exact, behind this switch for a cluster where it
+#: pays (tests/kueue/test_fair_preemption_fast_paths.py holds it to the search's answers).
+WHOLE_SOURCE_BOUND = False
 
 
 def use_whole_source_bound(on: bool) -> None:
