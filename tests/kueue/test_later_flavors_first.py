@@ -43,7 +43,7 @@ def _first_search(objs: list[object], key: str, fast: bool, fair: bool = False) 
     snap = world(objs, fair=fair)
     wl = snap.workloads[key]
     state = snap.cqs[snap.cq_for(wl)[0] or ""]
-    real: Any = assignment._oracle(snap, wl, state)
+    real: Any = assignment._Oracle(snap, wl, state)
     calls: list[FR] = []
 
     def oracle(fr: FR, qty: int) -> tuple[int, int, list[str]]:
@@ -163,10 +163,10 @@ def test_reasons_of_a_head_skipped_later_name_the_victims_of_the_skipped_search(
     _, _, ref = _run(objs(), shortcut=False)
     admitted, preempted, fast = _run(objs(), shortcut=True)
     assert (admitted, preempted) == (["ns/bee@f2"], {})
-    reason = fast.last_reason["ns/new"]
+    reason = fast.reason("ns/new") or ""
     assert reason.startswith("Workload no longer fits after processing another workload")
     assert "preempting ns/old would make room in flavor f1" in reason
-    assert reason == ref.last_reason["ns/new"]
+    assert reason == ref.reason("ns/new")
 
 
 def test_a_fit_head_that_cannot_be_skipped_keeps_its_search_skipped() -> None:

@@ -40,4 +40,4 @@ def test_reason_read_later_quotes_the_cycle_it_came_from() -> None:
     assert snap.cqs["a"].node.usage.get(("default", "gpu"), 0) == 0
     (pending,) = pending_report(snap)
     assert pending.workload == "ns/w" and pending.reason.endswith(SHORTFALL)
-    assert snap.last_reason == {"ns/w": pending.reason}
+    assert list(snap.reasons) == ["ns/w"] and snap.reason("ns/w") == pending.reason

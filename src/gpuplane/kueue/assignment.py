@@ -73,11 +73,6 @@ class _Oracle:
         return mode, borrow, [t.wl.key for t in targets]
 
 
-def _oracle(snap: Snapshot, wl: Workload, state: CQState) -> _Oracle:
-    """The preemption oracle a nomination of `wl` gives its flavor assigner."""
-    return _Oracle(snap, wl, state)
-
-
 def _targets(snap: Snapshot, wl: Workload, state: CQState, a: Assignment, oracle: _Oracle) -> list[Target]:
     """Preemption targets for a Preempt assignment `a` (get_targets, with TAS's fit check).
 
@@ -117,21 +112,11 @@ def assignments(
             tas_hook.for_targets(snap, wl, state, full, targets)
         if targets:
             return full, targets
-    if _partially_admissible(wl):
+    if wl.can_be_partially_admitted():
         found = _reduce(snap, wl, state, assigner, oracle)
         if found is not None:
             return found
     return full, []
-
-
-def _partially_admissible(wl: Workload) -> bool:
-    """`Workload.can_be_partially_admitted` (some pod set's minCount below its count), here so that
-    the compiled twin runs it without an interpreted call per failed nomination."""
-    for ps in wl.pod_sets:
-        least = ps.min_count
-        if least is not None and least < ps.count:
-            return True
-    return False
 
 
 def settle_deferred(snap: Snapshot, entries: list[Entry]) -> None:

@@ -79,10 +79,7 @@ def _classical_order(entries: list[Entry]) -> list[Entry]:
     return sorted(entries, key=key)
 
 
-def _order(snap: Snapshot, entries: list[Entry]) -> Iterator[Entry]:
-    if snap.fair_sharing is None:
-        yield from _classical_order(entries)
-        return
+def _fair_order(snap: Snapshot, entries: list[Entry]) -> Iterator[Entry]:
     for e in tournament_order(
         snap,
         list(entries),
@@ -244,10 +241,11 @@ def schedule_cycle(snap: Snapshot, explain_pending: bool = False) -> CycleResult
         # The classical order is fixed before processing, so the last head is known (fair
         # sharing's tournament reads the tree as it goes: its reservations are always made).
         ordered = _classical_order(entries)
-        for e in ordered:
-            _process(snap, e, victims, reserved, result, e is ordered[-1], e is ordered[0])
+        end = len(ordered) - 1
+        for i, e in enumerate(ordered):
+            _process(snap, e, victims, reserved, result, last=i == end, first=i == 0)
     else:
-        for e in _order(snap, entries):
+        for e in _fair_order(snap, entries):
             _process(snap, e, victims, reserved, result)
     for state, amount in reserved:
         rn.add_usage_map(state.node, amount, -1)

@@ -132,16 +132,6 @@ class Snapshot:
         self.reasons[key] = text
         return text
 
-    @property
-    def last_reason(self) -> dict[str, str]:
-        """Every head's `reason`, formatted (a copy: set reasons in `reasons`)."""
-        out: dict[str, str] = {}
-        for key in list(self.reasons):
-            text = self.reason(key)
-            assert text is not None
-            out[key] = text
-        return out
-
     # ----------------------------------------------------------------- building
     @classmethod
     def from_objects(
