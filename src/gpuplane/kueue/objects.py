@@ -4,12 +4,25 @@ Field names follow Kueue's v1beta2 API (`vocab.KUEUE_GROUP`); `parse.py` also re
 Quantities are integers in milli-units (see `quantity.py`). A `Workload` can be built directly in Python
 (the simulator does) or parsed from YAML; `Workload.problem` carries a misconfiguration that
 makes it inadmissible instead of crashing the run.
+
+The compiled twin compiles this module with mypyc (`gpuplane.twinbuild`), so these records are
+native classes there: fields are C struct slots the compiled engine reads directly, no instance
+`__dict__`, no attribute that is not declared here, and field types are checked when set (a float
+field stores an int as a float). mypyc compiles a dataclass's fields but not the `__init__`
+`dataclasses` generates (that one runs interpreted: mypyc/irbuild/classdef.py `DataClassBuilder`),
+so the records built on every submit and admission (PodSet, PodSetAssignment, Admission, Workload)
+write theirs out with the generated one's parameters, order and defaults (a dataclass keeps a
+written `__init__`; a `default_factory` field takes None for a new empty container). Copies and
+pickles go through `Record.__reduce__`: mypyc's own route calls `__init__` without arguments or
+sets fields one by one, which a written `__init__` or a frozen dataclass refuses (mypyc docs:
+differences_from_python.rst "Pickling and copying objects", native_classes.rst; python/mypy at
+136cfb4). tests/kueue/test_records_copy.py checks both builds.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from gpuplane.kube.quantity import parse_quantity
@@ -18,8 +31,20 @@ FR = tuple[str, str]
 """A (flavor, resource) pair: the unit every quota and usage is counted in."""
 
 
+class Record:
+    """Base of the records: copies and pickles rebuild a record through its `__init__`."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """(class, `__init__` arguments[, the other fields]): the `__init__` fields in order (as the
+        generated and the written `__init__`s take them), then the memo fields set afterwards."""
+        every = fields(self)  # type: ignore[arg-type]
+        args = tuple(getattr(self, f.name) for f in every if f.init)
+        state = {f.name: getattr(self, f.name) for f in every if not f.init}
+        return (type(self), args, state) if state else (type(self), args)
+
+
 @dataclass(frozen=True)
-class Toleration:
+class Toleration(Record):
     """A pod or flavor toleration (core/v1 semantics)."""
 
     key: str = ""
@@ -41,7 +66,7 @@ class Toleration:
 
 
 @dataclass(frozen=True)
-class Taint:
+class Taint(Record):
     """A flavor node taint."""
 
     key: str
@@ -50,7 +75,7 @@ class Taint:
 
 
 @dataclass(frozen=True)
-class SelectorRequirement:
+class SelectorRequirement(Record):
     """One `matchExpressions` item of a label or node selector."""
 
     key: str
@@ -79,7 +104,7 @@ class SelectorRequirement:
 
 
 @dataclass(frozen=True)
-class LabelSelector:
+class LabelSelector(Record):
     """A metav1.LabelSelector; an empty one matches everything."""
 
     match_labels: tuple[tuple[str, str], ...] = ()
@@ -93,7 +118,7 @@ class LabelSelector:
 
 
 @dataclass(frozen=True)
-class ResourceFlavor:
+class ResourceFlavor(Record):
     """A ResourceFlavor: node labels, taints and tolerations."""
 
     name: str
@@ -105,7 +130,7 @@ class ResourceFlavor:
 
 
 @dataclass(frozen=True)
-class ResourceQuota:
+class ResourceQuota(Record):
     """Quota of one resource in one flavor: milli-units; None limits mean unlimited / lend all."""
 
     name: str
@@ -115,7 +140,7 @@ class ResourceQuota:
 
 
 @dataclass(frozen=True)
-class FlavorQuotas:
+class FlavorQuotas(Record):
     """One flavor entry of a resource group."""
 
     name: str
@@ -123,7 +148,7 @@ class FlavorQuotas:
 
 
 @dataclass(frozen=True)
-class ResourceGroup:
+class ResourceGroup(Record):
     """Resources that always get the same flavor, with flavors in preference order."""
 
     covered_resources: tuple[str, ...]
@@ -131,7 +156,7 @@ class ResourceGroup:
 
 
 @dataclass(frozen=True)
-class PreemptionPolicy:
+class PreemptionPolicy(Record):
     """ClusterQueue `spec.preemption`; empty strings behave as Never (kueue.md §10.11)."""
 
     within_cluster_queue: str = "Never"
@@ -141,7 +166,7 @@ class PreemptionPolicy:
 
 
 @dataclass(frozen=True)
-class FlavorFungibility:
+class FlavorFungibility(Record):
     """ClusterQueue `spec.flavorFungibility` (v1beta1 Borrow/Preempt mapped to MayStopSearch)."""
 
     when_can_borrow: str = "MayStopSearch"
@@ -150,7 +175,7 @@ class FlavorFungibility:
 
 
 @dataclass(frozen=True)
-class ClusterQueue:
+class ClusterQueue(Record):
     """A ClusterQueue spec. `namespace_selector=None` matches no namespace (as in Kueue)."""
 
     name: str
@@ -165,7 +190,7 @@ class ClusterQueue:
 
 
 @dataclass(frozen=True)
-class Cohort:
+class Cohort(Record):
     """A Cohort object: optional parent, own (shared) quota and fair-sharing weight."""
 
     name: str
@@ -175,7 +200,7 @@ class Cohort:
 
 
 @dataclass(frozen=True)
-class LocalQueue:
+class LocalQueue(Record):
     """A namespaced LocalQueue pointing at a ClusterQueue."""
 
     namespace: str
@@ -185,7 +210,7 @@ class LocalQueue:
 
 
 @dataclass(frozen=True)
-class PriorityClass:
+class PriorityClass(Record):
     """A WorkloadPriorityClass or a core PriorityClass (`kind` tells which)."""
 
     name: str
@@ -195,7 +220,7 @@ class PriorityClass:
 
 
 @dataclass(frozen=True)
-class Namespace:
+class Namespace(Record):
     """A Namespace and its labels (for ClusterQueue namespaceSelector)."""
 
     name: str
@@ -203,7 +228,7 @@ class Namespace:
 
 
 @dataclass
-class PodSet:
+class PodSet(Record):
     """A group of identical pods. `requests` are per pod: quantities (`"16Gi"`) or numbers of units."""
 
     name: str
@@ -220,13 +245,32 @@ class PodSet:
     #: set's selectors and tolerations never change, so the verdict holds for that flavor object.
     mismatch: dict[str, tuple[object, str | None]] = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
+    def __init__(
+        self,
+        name: str,
+        count: int,
+        requests: Mapping[str, Any] | None = None,
+        min_count: int | None = None,
+        node_selector: Mapping[str, str] | None = None,
+        tolerations: tuple[Toleration, ...] = (),
+        affinity_terms: tuple[tuple[SelectorRequirement, ...], ...] | None = None,
+        topology: Any = None,
+    ) -> None:
+        # Written out (the dataclass keeps it) so mypyc compiles it: a generated one runs interpreted.
+        self.name = name
+        self.count = count
+        self.requests = {} if requests is None else requests
+        self.min_count = min_count
+        self.node_selector = {} if node_selector is None else node_selector
+        self.tolerations = tolerations
+        self.affinity_terms = affinity_terms
+        self.topology = topology
         self.per_pod = {res: parse_quantity(q) for res, q in self.requests.items()}
         self.mismatch = {}
 
 
 @dataclass
-class PodSetAssignment:
+class PodSetAssignment(Record):
     """One pod set of `status.admission`: flavors per resource, total usage and admitted count."""
 
     name: str
@@ -236,17 +280,35 @@ class PodSetAssignment:
     topology_assignment: Any = None
     """`topologyAssignment` (`gpuplane.kueue.tas.model.TopologyAssignment`), or None."""
 
+    def __init__(
+        self,
+        name: str,
+        flavors: dict[str, str],
+        resource_usage: dict[str, int],
+        count: int,
+        topology_assignment: Any = None,
+    ) -> None:
+        self.name = name
+        self.flavors = flavors
+        self.resource_usage = resource_usage
+        self.count = count
+        self.topology_assignment = topology_assignment
+
 
 @dataclass
-class Admission:
+class Admission(Record):
     """`status.admission`: the ClusterQueue and the pod set assignments."""
 
     cluster_queue: str
     pod_set_assignments: list[PodSetAssignment]
 
+    def __init__(self, cluster_queue: str, pod_set_assignments: list[PodSetAssignment]) -> None:
+        self.cluster_queue = cluster_queue
+        self.pod_set_assignments = pod_set_assignments
+
 
 @dataclass
-class Workload:
+class Workload(Record):
     """A Workload: what it asks for, and (when admitted) what it holds.
 
     `creation_time` is in seconds (any epoch); `priority` is the effective priority. `admission`
@@ -277,8 +339,42 @@ class Workload:
     #: Scheduling-equivalence shape, memoised by `queues.shape_of` (pod sets are fixed at creation).
     shape: tuple[object, ...] | None = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        self.key = f"{self.namespace}/{self.name}"
+    def __init__(
+        self,
+        namespace: str,
+        name: str,
+        queue_name: str,
+        priority: int = 0,
+        creation_time: float = 0.0,
+        pod_sets: list[PodSet] | None = None,
+        uid: str = "",
+        active: bool = True,
+        admission: Admission | None = None,
+        evicted: bool = False,
+        quota_reserved_time: float | None = None,
+        problem: str | None = None,
+        source: str = "",
+        requeue_time: float | None = None,
+        owners: tuple[tuple[str, str, str], ...] = (),
+        runtime_hint: tuple[float, str] | None = None,
+    ) -> None:
+        self.namespace = namespace
+        self.name = name
+        self.queue_name = queue_name
+        self.priority = priority
+        self.creation_time = creation_time
+        self.pod_sets = [] if pod_sets is None else pod_sets
+        self.uid = uid
+        self.active = active
+        self.admission = admission
+        self.evicted = evicted
+        self.quota_reserved_time = quota_reserved_time
+        self.problem = problem
+        self.source = source
+        self.requeue_time = requeue_time
+        self.owners = owners
+        self.runtime_hint = runtime_hint
+        self.key = f"{namespace}/{name}"
         self.shape = None
 
     @property
@@ -306,7 +402,7 @@ class Workload:
 
 
 @dataclass(frozen=True)
-class FairSharingConfig:
+class FairSharingConfig(Record):
     """The `fairSharing` section of a Kueue Configuration."""
 
     enable: bool = True
