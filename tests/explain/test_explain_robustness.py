@@ -99,3 +99,21 @@ def test_a_cohort_that_is_not_a_name_is_a_located_error() -> None:
         assert exc.problems[0].path == "spec.parentName"
     else:
         raise AssertionError("a list parent was accepted")
+
+
+def test_a_fungibility_preference_that_is_not_a_string_is_a_located_error() -> None:
+    # The compiled twin's records check field types (kueue/objects.py is compiled with mypyc): a
+    # non-string preference was accepted by the pure twin and crashed the compiled one (exit 70).
+    for bad in (5, ["BorrowingOverPreemption"], {"a": 1}):
+        cq = _cq("a", "c")
+        cq["spec"]["flavorFungibility"] = {"preference": bad}
+        try:
+            parse_objects([cq], "cq.yaml")
+        except InputError as exc:
+            assert exc.problems[0].path == "spec.flavorFungibility.preference"
+            assert exc.problems[0].message == f"expected a string, got {type(bad).__name__}"
+        else:
+            raise AssertionError(f"preference {bad!r} was accepted")
+    cq = _cq("a", "c")
+    cq["spec"]["flavorFungibility"] = {"preference": "BorrowingOverPreemption"}
+    assert parse_objects([cq], "cq.yaml").objects

@@ -214,6 +214,10 @@ def _cluster_queue(name: str, spec: Mapping[str, Any]) -> ClusterQueue:
     bwc = _m(pre.get("borrowWithinCohort"))
     fung = _m(spec.get("flavorFungibility"))
     threshold = bwc.get("maxPriorityThreshold")
+    preference = fung.get("preference")
+    if preference is not None and not isinstance(preference, str):  # (a record field is a str)
+        path = ("spec", "flavorFungibility", "preference")
+        raise _Bad(path, f"expected a string, got {type(preference).__name__}")
     return ClusterQueue(
         name=name,
         cohort=_name_ref(spec, ("cohortName", "cohort")),
@@ -235,7 +239,7 @@ def _cluster_queue(name: str, spec: Mapping[str, Any]) -> ClusterQueue:
             when_can_preempt=_FUNGIBILITY.get(
                 str(fung.get("whenCanPreempt")), str(fung.get("whenCanPreempt") or "TryNextFlavor")
             ),
-            preference=fung.get("preference"),
+            preference=preference,
         ),
         fair_weight=_weight(spec, base),
         stop_policy=str(spec.get("stopPolicy") or "None"),
