@@ -16,6 +16,7 @@ class Node:
     """A ClusterQueue or Cohort in the quota tree."""
 
     __slots__ = (
+        "assign_plan",
         "borrowing_limit",
         "child_cohorts",
         "child_cqs",
@@ -53,6 +54,8 @@ class Node:
         self.drs: tuple[int, tuple[float, int]] | None = None
         self.potential: dict[FR, int] = {}  # memo of potential_available (quotas are fixed)
         self.lendable: dict[str, int] | None = None  # memo of fair_sharing.lendable
+        #: A ClusterQueue's fixed flavor-assignment inputs (`flavor_assigner.CQPlan`), built there.
+        self.assign_plan: object | None = None
 
     def __repr__(self) -> str:
         kind = "CQ" if self.is_cq else "Cohort"
@@ -244,6 +247,30 @@ def available(node: Node, fr: FR, shift: Shift | None = None) -> int:
     return max(0, local - usage) + pa
 
 
+def available_with_parent(node: Node, fr: FR) -> tuple[int, int]:
+    """(`available(node, fr)`, `available(node.parent, fr)`) in one walk (0 for a root's parent).
+
+    The flavor assigner quotes the parent's figure in a quota shortfall's reason: the walk that
+    computes the node's available computes it anyway.
+    """
+    usage = node.usage.get(fr, 0)
+    parent = node.parent
+    if parent is None:
+        return node.subtree.get(fr, 0) - usage, 0
+    local = node.local.get(fr, 0)
+    if parent.parent is None:
+        pa = parent.subtree.get(fr, 0) - parent.usage.get(fr, 0)  # available() of a root, inlined
+    else:
+        pa = available(parent, fr)
+    parent_avail = pa
+    limit = node.borrowing_limit.get(fr)
+    if limit is not None:
+        stored = node.subtree.get(fr, 0) - local
+        used = max(0, usage - local)
+        pa = min(pa, stored - used + limit)
+    return max(0, local - usage) + pa, parent_avail
+
+
 def cq_available(node: Node, fr: FR, shift: Shift | None = None) -> int:
     """ClusterQueue available, clamped at zero (ClusterQueueSnapshot.Available)."""
     return max(0, available(node, fr, shift))
@@ -302,11 +329,20 @@ def quantities_fit_in_quota(node: Node, requests: Mapping[FR, int]) -> tuple[boo
 
 def lowest_subtree_height(cq: Node, fr: FR, val: int) -> tuple[int, bool]:
     """FindHeightOfLowestSubtreeThatFits: borrowing level and whether reclaim in hierarchy may help."""
-    if cq.parent is None or not borrowing_with(cq, fr, val):
-        return 0, cq.parent is not None
-    remaining = val - local_available(cq, fr)
-    for node in cq.path_to_root():
-        if not borrowing_with(node, fr, remaining):
-            return node.height(), node.parent is not None
-        remaining -= local_available(node, fr)
-    return cq.root().height(), False
+    parent = cq.parent
+    if parent is None:
+        return 0, False
+    usage = cq.usage.get(fr, 0)
+    if cq.subtree.get(fr, 0) >= usage + val:  # not borrowing_with(cq, fr, val)
+        return 0, True
+    remaining = val - max(0, cq.local.get(fr, 0) - usage)  # local_available
+    node: Node | None = parent
+    root = cq
+    while node is not None:  # path_to_root, with borrowing_with and local_available inlined
+        usage = node.usage.get(fr, 0)
+        if node.subtree.get(fr, 0) >= usage + remaining:
+            return node.h, node.parent is not None
+        remaining -= max(0, node.local.get(fr, 0) - usage)
+        root = node
+        node = node.parent
+    return root.h, False
