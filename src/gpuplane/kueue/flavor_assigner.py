@@ -77,9 +77,13 @@ class QuotaNote:
     the quota is checked, and `text` formats them into exactly what `quota_text` and
     `fits_resource_quota` wrote before: `over_max` for "more than the maximum capacity" (`bound`
     the maximum capacity), else "more needed" (`bound` what the ClusterQueue has available).
-    `parent_free`, when given, is `available` of the ClusterQueue's parent for `fr` as the quota
-    check already computed it (the cohort's free quota the text quotes, before clamping at 0).
+    Of the figures the text quotes, only the ClusterQueue's usage and its cohort's free quota
+    change with usage: those two are recorded; the names, nominal quota and limits are fixed once
+    the quota tree is built and are read when the text is. `parent_free`, when given, is
+    `available` of the ClusterQueue's parent for `fr` as the quota check already computed it.
     """
+
+    __slots__ = ("bound", "fr", "free", "over_max", "state", "usage", "val")
 
     def __init__(
         self, over_max: bool, fr: FR, val: int, bound: int, state: CQState, parent_free: int | None = None
@@ -88,12 +92,19 @@ class QuotaNote:
         self.fr = fr
         self.val = val
         self.bound = bound
-        self.quota = _quota_figures(state, fr, parent_free)
+        self.state = state
+        node = state.node
+        self.usage = node.usage.get(fr, 0)
+        parent = node.parent
+        if parent is None:
+            self.free = 0
+        else:
+            self.free = max(0, rn.available(parent, fr) if parent_free is None else parent_free)
 
     def text(self) -> str:
         """The reason as `fits_resource_quota` words it."""
         fr, val = self.fr, self.val
-        quota = _format_quota(self.quota)
+        quota = _format_quota(_figures(self.state, fr, self.usage, self.free))
         if self.over_max:
             return (
                 f"insufficient quota for {fr[1]} in flavor {fr[0]}: needs {format_quantity(val)}, "
@@ -634,15 +645,20 @@ QuotaFigures = tuple[str, int, int, str | None, int | None, int | None, int]
 lending limit, the cohort's free quota (0 without a cohort)."""
 
 
-def _quota_figures(state: CQState, fr: FR, parent_free: int | None = None) -> QuotaFigures:
-    """The figures `quota_text` quotes; `parent_free`: `rn.available(parent, fr)` if known."""
+def _quota_figures(state: CQState, fr: FR) -> QuotaFigures:
+    node = state.node
+    parent = node.parent
+    free = 0 if parent is None else max(0, rn.available(parent, fr))
+    return _figures(state, fr, node.usage.get(fr, 0), free)
+
+
+def _figures(state: CQState, fr: FR, usage: int, free: int) -> QuotaFigures:
+    """The figures `quota_text` quotes, with the two that change with usage given."""
     node = state.node
     parent = node.parent
     nominal = node.nominal.get(fr, 0)
-    usage = node.usage.get(fr, 0)
     if parent is None:
         return (state.name, nominal, usage, None, None, None, 0)
-    free = max(0, rn.available(parent, fr) if parent_free is None else parent_free)
     return (
         state.name,
         nominal,

@@ -26,6 +26,11 @@ class Node:
         "lendable",
         "lending_limit",
         "local",
+        "lsh_fr",
+        "lsh_height",
+        "lsh_reclaim",
+        "lsh_stamp",
+        "lsh_val",
         "name",
         "nominal",
         "parent",
@@ -50,7 +55,14 @@ class Node:
         self.usage: dict[FR, int] = {}
         self.weight = weight
         self.h = 0
-        self.ver = 0
+        self.ver = 0  # bumped by every usage change at this node; never decreases
+        # The last `lowest_subtree_height` answer of this ClusterQueue: (fr, val) asked, the sum
+        # of `ver` over the node and its ancestors when computed, and the answer (`_lsh_memo`).
+        self.lsh_fr: FR | None = None
+        self.lsh_val = 0
+        self.lsh_stamp = 0
+        self.lsh_height = 0
+        self.lsh_reclaim = False
         self.drs: tuple[int, tuple[float, int]] | None = None
         self.potential: dict[FR, int] = {}  # memo of potential_available (quotas are fixed)
         self.lendable: dict[str, int] | None = None  # memo of fair_sharing.lendable
@@ -101,9 +113,9 @@ class Node:
 
 def compute_quotas(root: Node) -> None:
     """Fill `subtree` and `local` (guaranteed) quota bottom-up for a tree (no usage)."""
-    root.potential, root.lendable = {}, None
+    root.potential, root.lendable, root.lsh_fr = {}, None, None
     for cq in root.child_cqs:
-        cq.potential, cq.lendable = {}, None
+        cq.potential, cq.lendable, cq.lsh_fr = {}, None, None
     for child in root.child_cohorts:
         compute_quotas(child)
     subtree = dict(root.nominal)
@@ -332,6 +344,25 @@ def lowest_subtree_height(cq: Node, fr: FR, val: int) -> tuple[int, bool]:
     parent = cq.parent
     if parent is None:
         return 0, False
+    # Memoised on the usage versions: the answer reads the usage of `cq` and its ancestors only
+    # (quotas and heights are fixed once built), each change of which bumps that node's `ver`;
+    # versions never decrease, so an unchanged sum means no usage on the path changed. The
+    # preemption oracle asks the question the quota check just asked (issue 23).
+    stamp = cq.ver
+    node: Node | None = parent
+    while node is not None:
+        stamp += node.ver
+        node = node.parent
+    if cq.lsh_stamp == stamp and cq.lsh_val == val and cq.lsh_fr == fr:
+        return cq.lsh_height, cq.lsh_reclaim
+    height, reclaim = _lowest_subtree_height(cq, parent, fr, val)
+    cq.lsh_fr, cq.lsh_val, cq.lsh_stamp = fr, val, stamp
+    cq.lsh_height, cq.lsh_reclaim = height, reclaim
+    return height, reclaim
+
+
+def _lowest_subtree_height(cq: Node, parent: Node, fr: FR, val: int) -> tuple[int, bool]:
+    """`lowest_subtree_height` of a ClusterQueue in a cohort, computed (not memoised)."""
     usage = cq.usage.get(fr, 0)
     if cq.subtree.get(fr, 0) >= usage + val:  # not borrowing_with(cq, fr, val)
         return 0, True
