@@ -34,9 +34,20 @@ from gpuplane.kueue.flavor_assigner import (
     Assignment,
     CQPlan,
     FlavorAssigner,
+    _matches_every_pod_set,
+    flavor_mismatch,
     plan_of,
 )
-from gpuplane.kueue.objects import FR, FlavorFungibility, Workload
+from gpuplane.kueue.objects import (
+    FR,
+    FlavorFungibility,
+    PodSet,
+    ResourceFlavor,
+    SelectorRequirement,
+    Taint,
+    Toleration,
+    Workload,
+)
 
 from .kueue_builders import cohort, cq, flavors, group, wl, world
 
@@ -265,6 +276,57 @@ def test_one_walk_helpers_equal_the_walks_they_replace(
                         node, fr, val
                     )
         _charge_randomly(snap, rng)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.dictionaries(st.sampled_from(["zone", "gpu"]), st.sampled_from(["a", "b"]), max_size=2),
+    st.lists(st.sampled_from(["NoSchedule", "NoExecute", "PreferNoSchedule"]), max_size=2),
+    st.dictionaries(st.sampled_from(["zone", "gpu", "pool"]), st.sampled_from(["a", "b"]), max_size=2),
+    st.one_of(
+        st.none(),
+        st.lists(
+            st.lists(
+                st.tuples(
+                    st.sampled_from(["zone", "gpu", "pool"]),
+                    st.sampled_from(["In", "NotIn", "Exists", "DoesNotExist"]),
+                    st.lists(st.sampled_from(["a", "b"]), max_size=2),
+                ),
+                min_size=1,
+                max_size=2,
+            ),
+            max_size=2,
+        ),
+    ),
+    st.booleans(),
+)
+def test_a_flavor_the_plan_says_matches_every_pod_set_matches_each_one(
+    labels: dict[str, str],
+    effects: list[str],
+    selector: dict[str, str],
+    terms: list[list[tuple[str, str, list[str]]]] | None,
+    tolerate: bool,
+) -> None:
+    # The plan skips flavor_mismatch for a flavor without node labels and without a taint a pod
+    # must tolerate: flavor_mismatch must then be None whatever the pod set asks.
+    taints = tuple(Taint(f"t{i}", "x", e) for i, e in enumerate(effects))
+    flavor = ResourceFlavor("f", node_labels=labels, node_taints=taints)
+    affinity = (
+        None
+        if terms is None
+        else tuple(tuple(SelectorRequirement(k, op, tuple(v)) for k, op, v in term) for term in terms)
+    )
+    pod_set = PodSet(
+        "main",
+        1,
+        {"gpu": 1},
+        node_selector=selector,
+        tolerations=(Toleration("", "Exists", "", ""),) if tolerate else (),
+        affinity_terms=affinity,
+    )
+    if _matches_every_pod_set(flavor):
+        assert flavor_mismatch(flavor, pod_set) is None
+    assert _matches_every_pod_set(flavor) == (not labels and not {"NoSchedule", "NoExecute"} & set(effects))
 
 
 def test_the_plan_reads_fungibility_and_groups_once() -> None:

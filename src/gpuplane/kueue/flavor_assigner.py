@@ -345,10 +345,10 @@ def _mismatch(flavor: ResourceFlavor, ps: PodSet) -> str | None:
 
 class GroupPlan:
     """What a resource group's flavor search reads that never changes: the flavors in order, by
-    name and as the snapshot's objects (None: not found), which of them are TAS flavors, and the
-    resources the group covers."""
+    name and as the snapshot's objects (None: not found), which of them are TAS flavors, which
+    match every pod set (`matches_all`), and the resources the group covers."""
 
-    __slots__ = ("covered", "flavors", "group", "names", "topology")
+    __slots__ = ("covered", "flavors", "group", "matches_all", "names", "topology")
 
     def __init__(self, group: ResourceGroup, flavors: dict[str, ResourceFlavor]) -> None:
         self.group = group
@@ -356,6 +356,16 @@ class GroupPlan:
         self.names = [fq.name for fq in group.flavors]
         self.flavors = [flavors.get(name) for name in self.names]
         self.topology = [f is not None and f.topology_name is not None for f in self.flavors]
+        self.matches_all = [f is not None and _matches_every_pod_set(f) for f in self.flavors]
+
+
+def _matches_every_pod_set(flavor: ResourceFlavor) -> bool:
+    """Whether `flavor_mismatch(flavor, ps)` is None for every pod set: the flavor has no node
+    labels (so no nodeSelector or affinity term can contradict it, `_mismatch`) and no taint a pod
+    must tolerate (NoSchedule or NoExecute)."""
+    if flavor.node_labels:
+        return False
+    return all(taint.effect not in ("NoSchedule", "NoExecute") for taint in flavor.node_taints)
 
 
 class CQPlan:
@@ -520,7 +530,7 @@ class FlavorAssigner:
             if flavor is None:
                 out.notes.append(f"flavor {names[fidx]} not found")
                 continue
-            why = flavor_mismatch(flavor, ps)
+            why = None if gp.matches_all[fidx] else flavor_mismatch(flavor, ps)
             if why is None and (gp.topology[fidx] or topology_request is not None):
                 from gpuplane.kueue.tas.hook import flavor_mismatch as tas_mismatch
 
@@ -606,7 +616,7 @@ class FlavorAssigner:
                 continue
             if gp.topology[j]:
                 break  # the topology check could end the search here: no shortcut
-            if flavor_mismatch(flavor, ps) is not None:
+            if not gp.matches_all[j] and flavor_mismatch(flavor, ps) is not None:
                 continue
             if self._stops_outright(gp.names[j], reqs, out):
                 stop = j
