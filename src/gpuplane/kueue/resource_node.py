@@ -16,6 +16,7 @@ class Node:
     """A ClusterQueue or Cohort in the quota tree."""
 
     __slots__ = (
+        "assign_plan",
         "borrowing_limit",
         "child_cohorts",
         "child_cqs",
@@ -25,6 +26,11 @@ class Node:
         "lendable",
         "lending_limit",
         "local",
+        "lsh_fr",
+        "lsh_height",
+        "lsh_reclaim",
+        "lsh_stamp",
+        "lsh_val",
         "name",
         "nominal",
         "parent",
@@ -49,10 +55,19 @@ class Node:
         self.usage: dict[FR, int] = {}
         self.weight = weight
         self.h = 0
-        self.ver = 0
+        self.ver = 0  # bumped by every usage change at this node; never decreases
+        # The last `lowest_subtree_height` answer of this ClusterQueue: (fr, val) asked, the sum
+        # of `ver` over the node and its ancestors when computed, and the answer (`_lsh_memo`).
+        self.lsh_fr: FR | None = None
+        self.lsh_val = 0
+        self.lsh_stamp = 0
+        self.lsh_height = 0
+        self.lsh_reclaim = False
         self.drs: tuple[int, tuple[float, int]] | None = None
         self.potential: dict[FR, int] = {}  # memo of potential_available (quotas are fixed)
         self.lendable: dict[str, int] | None = None  # memo of fair_sharing.lendable
+        #: A ClusterQueue's fixed flavor-assignment inputs (`flavor_assigner.CQPlan`), built there.
+        self.assign_plan: object | None = None
 
     def __repr__(self) -> str:
         kind = "CQ" if self.is_cq else "Cohort"
@@ -98,9 +113,9 @@ class Node:
 
 def compute_quotas(root: Node) -> None:
     """Fill `subtree` and `local` (guaranteed) quota bottom-up for a tree (no usage)."""
-    root.potential, root.lendable = {}, None
+    root.potential, root.lendable, root.lsh_fr = {}, None, None
     for cq in root.child_cqs:
-        cq.potential, cq.lendable = {}, None
+        cq.potential, cq.lendable, cq.lsh_fr = {}, None, None
     for child in root.child_cohorts:
         compute_quotas(child)
     subtree = dict(root.nominal)
@@ -244,6 +259,30 @@ def available(node: Node, fr: FR, shift: Shift | None = None) -> int:
     return max(0, local - usage) + pa
 
 
+def available_with_parent(node: Node, fr: FR) -> tuple[int, int]:
+    """(`available(node, fr)`, `available(node.parent, fr)`) in one walk (0 for a root's parent).
+
+    The flavor assigner quotes the parent's figure in a quota shortfall's reason: the walk that
+    computes the node's available computes it anyway.
+    """
+    usage = node.usage.get(fr, 0)
+    parent = node.parent
+    if parent is None:
+        return node.subtree.get(fr, 0) - usage, 0
+    local = node.local.get(fr, 0)
+    if parent.parent is None:
+        pa = parent.subtree.get(fr, 0) - parent.usage.get(fr, 0)  # available() of a root, inlined
+    else:
+        pa = available(parent, fr)
+    parent_avail = pa
+    limit = node.borrowing_limit.get(fr)
+    if limit is not None:
+        stored = node.subtree.get(fr, 0) - local
+        used = max(0, usage - local)
+        pa = min(pa, stored - used + limit)
+    return max(0, local - usage) + pa, parent_avail
+
+
 def cq_available(node: Node, fr: FR, shift: Shift | None = None) -> int:
     """ClusterQueue available, clamped at zero (ClusterQueueSnapshot.Available)."""
     return max(0, available(node, fr, shift))
@@ -302,11 +341,39 @@ def quantities_fit_in_quota(node: Node, requests: Mapping[FR, int]) -> tuple[boo
 
 def lowest_subtree_height(cq: Node, fr: FR, val: int) -> tuple[int, bool]:
     """FindHeightOfLowestSubtreeThatFits: borrowing level and whether reclaim in hierarchy may help."""
-    if cq.parent is None or not borrowing_with(cq, fr, val):
-        return 0, cq.parent is not None
-    remaining = val - local_available(cq, fr)
-    for node in cq.path_to_root():
-        if not borrowing_with(node, fr, remaining):
-            return node.height(), node.parent is not None
-        remaining -= local_available(node, fr)
-    return cq.root().height(), False
+    parent = cq.parent
+    if parent is None:
+        return 0, False
+    # Memoised on the usage versions: the answer reads the usage of `cq` and its ancestors only
+    # (quotas and heights are fixed once built), each change of which bumps that node's `ver`;
+    # versions never decrease, so an unchanged sum means no usage on the path changed. The
+    # preemption oracle asks the question the quota check just asked (issue 23).
+    stamp = cq.ver
+    node: Node | None = parent
+    while node is not None:
+        stamp += node.ver
+        node = node.parent
+    if cq.lsh_stamp == stamp and cq.lsh_val == val and cq.lsh_fr == fr:
+        return cq.lsh_height, cq.lsh_reclaim
+    height, reclaim = _lowest_subtree_height(cq, parent, fr, val)
+    cq.lsh_fr, cq.lsh_val, cq.lsh_stamp = fr, val, stamp
+    cq.lsh_height, cq.lsh_reclaim = height, reclaim
+    return height, reclaim
+
+
+def _lowest_subtree_height(cq: Node, parent: Node, fr: FR, val: int) -> tuple[int, bool]:
+    """`lowest_subtree_height` of a ClusterQueue in a cohort, computed (not memoised)."""
+    usage = cq.usage.get(fr, 0)
+    if cq.subtree.get(fr, 0) >= usage + val:  # not borrowing_with(cq, fr, val)
+        return 0, True
+    remaining = val - max(0, cq.local.get(fr, 0) - usage)  # local_available
+    node: Node | None = parent
+    root = cq
+    while node is not None:  # path_to_root, with borrowing_with and local_available inlined
+        usage = node.usage.get(fr, 0)
+        if node.subtree.get(fr, 0) >= usage + remaining:
+            return node.h, node.parent is not None
+        remaining -= max(0, node.local.get(fr, 0) - usage)
+        root = node
+        node = node.parent
+    return root.h, False
