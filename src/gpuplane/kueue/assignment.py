@@ -76,19 +76,71 @@ class _Oracle:
 def _targets(snap: Snapshot, wl: Workload, state: CQState, a: Assignment, oracle: _Oracle) -> list[Target]:
     """Preemption targets for a Preempt assignment `a` (get_targets, with TAS's fit check).
 
-    Without TAS and fair sharing, when `a` uses one (flavor, resource) and the oracle already
-    searched for exactly that quantity and found no target, the answer is [] again: the same
-    search (`get_targets` with the same workload, ClusterQueue, resources and requests) on the
-    same snapshot (nothing changes it during a nomination; the oracle undoes what it tries).
+    Without TAS and fair sharing, when `a` needs preemption in one (flavor, resource) only and
+    the oracle already searched for exactly that quantity of it and found no target, the answer
+    is [] again. With that one request only, it is the same search (`get_targets` with the same
+    workload, ClusterQueue, resources and requests) on the same snapshot (nothing changes it
+    during a nomination; the oracle undoes what it tries). With more requests (the pod set's
+    other resources, which fit: their flavors' modes are not Preempt), `_more_requests_find_none`
+    shows the search still finds nothing.
     """
     if snap.tas is None:
-        if snap.fair_sharing is None and len(a.usage) == 1 and oracle.none:
-            ((fr, qty),) = a.usage.items()
-            if (fr, qty) in oracle.none and a.frs_need_preemption() == {fr}:
-                return []
+        if snap.fair_sharing is None and oracle.none:
+            frs = a.frs_need_preemption()
+            if len(frs) == 1:
+                (fr,) = frs
+                qty = a.usage.get(fr, 0)
+                if (fr, qty) in oracle.none and (
+                    len(a.usage) == 1 or (ORACLE_REUSE and _more_requests_find_none(state, fr, qty, a.usage))
+                ):
+                    return []
+            return get_targets(snap, wl, state, frs, a.usage)
         return get_targets(snap, wl, state, a.frs_need_preemption(), a.usage)
     check = tas_hook.fit_check(snap, wl, state, a)
     return get_targets(snap, wl, state, a.frs_need_preemption(), a.usage, check)
+
+
+def _more_requests_find_none(state: CQState, fr: FR, qty: int, usage: dict[FR, int]) -> bool:
+    """Whether the classical search for `usage` (frs needing preemption {fr}, usage[fr] == qty)
+    finds nothing, given that the search for {fr: qty} alone found nothing on this snapshot.
+
+    `preemption.classical_targets` reads the requests in two places only. (a) `workload_fits`,
+    the test after each removal, in the bound and in fill_back: it checks every requested
+    (flavor, resource) on its own, so with more requests it holds only where it held with
+    {fr: qty}: no removal it tries can make the larger request fit when none made the smaller
+    one fit. (b) `_collect_hierarchical`'s hierarchical-advantage chain (Kueue's
+    `QuantitiesFitInQuota` walk in classical/hierarchical_preemption.go), which decides which
+    other ClusterQueues' candidates come first, what variant they have and which attempts run.
+    This checks that the chain is the same with both requests at every ClusterQueue or cohort
+    where candidates are collected; then the two searches try the same candidates in the same
+    order, and (a) makes the larger one find nothing too. The frs, the workload and the
+    policies are the same (the candidates do not depend on the requests).
+    """
+    node = state.node
+    if node.parent is None or state.spec.preemption.reclaim_within_cohort in ("", "Never"):
+        return True  # no hierarchical collection: only (a) reads the requests
+    adv1, rem1 = rn.quantities_fit_in_quota(node, {fr: qty})
+    adv2, rem2 = rn.quantities_fit_in_quota(node, usage)
+    for cur in node.path_to_root():
+        if adv1 != adv2:
+            return False
+        if adv1:
+            return True  # advantage holds from here to the root with both
+        fits1, rem1 = rn.quantities_fit_in_quota(cur, rem1)
+        fits2, rem2 = rn.quantities_fit_in_quota(cur, rem2)
+        adv1, adv2 = fits1, fits2
+    return True
+
+
+#: Whether `_targets` answers a multi-resource search from the oracle's empty single-resource one
+#: (`_more_requests_find_none`); off in the reference engine (`kueue.reference`).
+ORACLE_REUSE = True
+
+
+def use_oracle_reuse(on: bool) -> None:
+    """Let `_targets` reuse the oracle's empty searches for larger requests (`on`, the default)."""
+    global ORACLE_REUSE
+    ORACLE_REUSE = on
 
 
 def assignments(
