@@ -38,15 +38,25 @@ def get_targets(
 ) -> list[Target]:
     """Preemption targets for `wl` (classical or fair sharing, as configured); with `tas_fits`,
     classical victims are chosen until the topology placement fits too."""
-    ctx = PreemptionCtx(snap, wl, state, frozenset(frs), requests, tas_fits)
+    ctx = PreemptionCtx(
+        snap, wl, state, frs if isinstance(frs, frozenset) else frozenset(frs), requests, tas_fits
+    )
     if snap.fair_sharing is not None:
         return fair_targets(ctx, snap.fair_sharing.preemption_strategies)
     if no_victims.ENABLED:
-        if no_victims.cannot_find_victims(ctx):  # exact: the search would return [] (issue 23)
+        # exact: the search would return [] (issue 23); else its own candidates, as computed
+        none, own, known = no_victims.cannot_find_victims_or_own(ctx)
+        if none:
             no_victims.COUNTS["saved"] += 1
             return []
         no_victims.COUNTS["ran"] += 1
+        return classical_targets(ctx, own, known)
     return classical_targets(ctx)
+
+
+#: frozenset({fr}) per (flavor, resource), made once: the oracle's searches are keyed by it
+#: (`candidates.sorted_candidates`, the kept subtree scans), and a kept set's hash is computed once.
+_SINGLE: dict[FR, frozenset[FR]] = {}
 
 
 class _Oracle:
@@ -61,7 +71,10 @@ class _Oracle:
 
     def __call__(self, fr: FR, qty: int) -> tuple[int, int, list[str]]:
         snap, state = self.snap, self.state
-        targets = get_targets(snap, self.wl, state, [fr], {fr: qty})
+        frs = _SINGLE.get(fr)
+        if frs is None:
+            frs = _SINGLE[fr] = frozenset((fr,))
+        targets = get_targets(snap, self.wl, state, frs, {fr: qty})
         if not targets:
             self.none.append((fr, qty))
             return NO_CANDIDATES, rn.lowest_subtree_height(state.node, fr, qty)[0], []

@@ -289,10 +289,14 @@ def restore(snap: Snapshot, targets: list[Target]) -> None:
     remove_workloads(snap, ((t.wl, snap.cqs[t.cq]) for t in targets), 1)
 
 
-def classical_targets(ctx: PreemptionCtx) -> list[Target]:
-    """classicalPreemptions: the victims for `ctx.wl`, or [] when it cannot fit."""
+def classical_targets(ctx: PreemptionCtx, own: Source | None = None, own_known: bool = False) -> list[Target]:
+    """classicalPreemptions: the victims for `ctx.wl`, or [] when it cannot fit.
+
+    With `own_known`, `own` is `source(ctx.snap, ctx.state, ctx.frs, withinClusterQueue, ctx.wl)`
+    computed already on this snapshot (`no_victims.cannot_find_victims_or_own`).
+    """
     pol = ctx.state.spec.preemption
-    same_src = source(ctx.snap, ctx.state, ctx.frs, pol.within_cluster_queue, ctx.wl)
+    same_src = own if own_known else source(ctx.snap, ctx.state, ctx.frs, pol.within_cluster_queue, ctx.wl)
     same = [same_src] if same_src is not None and same_src.any() else []
     hier, prio = _collect_hierarchical(ctx)
     hier = [s for s in hier if s.any()]
