@@ -124,24 +124,39 @@ def _more_requests_find_none(state: CQState, fr: FR, qty: int, usage: dict[FR, i
     one fit. (b) `_collect_hierarchical`'s hierarchical-advantage chain (Kueue's
     `QuantitiesFitInQuota` walk in classical/hierarchical_preemption.go), which decides which
     other ClusterQueues' candidates come first, what variant they have and which attempts run.
-    This checks that the chain is the same with both requests at every ClusterQueue or cohort
-    where candidates are collected; then the two searches try the same candidates in the same
-    order, and (a) makes the larger one find nothing too. The frs, the workload and the
-    policies are the same (the candidates do not depend on the requests).
+    The chain is the same with both requests when, at the first ClusterQueue or cohort (below the
+    root, where the last candidates are collected) where {fr: qty} fits in quota, every other
+    request fits too (its remainder passed up as `quantities_fit_in_quota` does): before it
+    neither request fits anywhere, from there on both have the advantage. Then the two searches
+    try the same candidates in the same order, and (a) makes the larger one find nothing too.
+    The frs, the workload and the policies are the same (the candidates do not depend on the
+    requests).
     """
     node = state.node
     if node.parent is None or state.spec.preemption.reclaim_within_cohort in ("", "Never"):
         return True  # no hierarchical collection: only (a) reads the requests
-    adv1, rem1 = rn.quantities_fit_in_quota(node, {fr: qty})
-    adv2, rem2 = rn.quantities_fit_in_quota(node, usage)
-    for cur in node.path_to_root():
-        if adv1 != adv2:
+    cur = node
+    rem = qty
+    depth = 0
+    while cur.parent is not None:
+        if cur.usage.get(fr, 0) + rem <= cur.subtree.get(fr, 0):
+            break
+        rem = max(0, rem - rn.local_available(cur, fr))
+        cur = cur.parent
+        depth += 1
+    if cur.parent is None:
+        return True  # {fr: qty} has no advantage where candidates are collected: nor has the larger
+    for other, v in usage.items():
+        if other == fr:
+            continue
+        at = node
+        r = v
+        for _ in range(depth):
+            r = max(0, r - rn.local_available(at, other))
+            assert at.parent is not None
+            at = at.parent
+        if at.usage.get(other, 0) + r > at.subtree.get(other, 0):
             return False
-        if adv1:
-            return True  # advantage holds from here to the root with both
-        fits1, rem1 = rn.quantities_fit_in_quota(cur, rem1)
-        fits2, rem2 = rn.quantities_fit_in_quota(cur, rem2)
-        adv1, adv2 = fits1, fits2
     return True
 
 
