@@ -122,7 +122,8 @@ def _more_requests_find_none(state: CQState, fr: FR, qty: int, usage: dict[FR, i
     (flavor, resource) on its own, so with more requests it holds only where it held with
     {fr: qty}: no removal it tries can make the larger request fit when none made the smaller
     one fit. (b) `_collect_hierarchical`'s hierarchical-advantage chain (Kueue's
-    `QuantitiesFitInQuota` walk in classical/hierarchical_preemption.go), which decides which
+    `QuantitiesFitInQuota` walk in pkg/scheduler/preemption/classical/hierarchical_preemption.go
+    at commit 01c0b27050, `preemption.advantage_chain`), which decides which
     other ClusterQueues' candidates come first, what variant they have and which attempts run.
     The chain is the same with both requests when, at the first ClusterQueue or cohort (below the
     root, where the last candidates are collected) where {fr: qty} fits in quota, every other

@@ -33,9 +33,8 @@ are not covered: the test answers False and the search runs. `kueue.reference` t
 
 from __future__ import annotations
 
-from gpuplane.kueue import resource_node as rn
 from gpuplane.kueue.candidates import Source, source
-from gpuplane.kueue.preemption import PreemptionCtx
+from gpuplane.kueue.preemption import PreemptionCtx, advantage_chain
 
 #: Whether `assignment.get_targets` asks this test before a classical search (off in the reference
 #: engine the differential tests compare with, see `kueue.reference`).
@@ -74,12 +73,8 @@ def _verdict(ctx: PreemptionCtx) -> tuple[bool, Source | None, bool]:
     node = state.node
     if node.parent is not None and pol.reclaim_within_cohort not in ("", "Never"):
         # 1. No candidate with hierarchical advantage: `adv` never holds where one is collected.
-        adv, remaining = rn.quantities_fit_in_quota(node, ctx.requests)
-        for cur in node.path_to_root():
-            if adv:
-                return False, None, False
-            fits, remaining = rn.quantities_fit_in_quota(cur, remaining)
-            adv = fits
+        if any(advantage_chain(node, ctx.requests)):
+            return False, None, False
         # 3. The attempt without borrowing (only when under nominal) cannot fit whatever it removes.
         under = all(node.usage.get(fr, 0) < node.nominal.get(fr, 0) for fr in ctx.frs)
         if under and all(v <= node.subtree.get(fr, 0) for fr, v in ctx.requests.items()):
