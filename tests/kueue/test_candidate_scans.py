@@ -70,8 +70,14 @@ def test_unchanged_usage_returns_the_kept_scan() -> None:
     rn.add_usage(snap.cqs["d"].node, GPU, 7 * K)
     first = borrowing_cqs(snap, root, None, frozenset({GPU}))
     assert borrowing_cqs(snap, root, None, frozenset({GPU})) is first
-    rn.add_usage(snap.cqs["a"].node, GPU, 1 * K)  # a change anywhere the scan read: scanned again
-    assert borrowing_cqs(snap, root, None, frozenset({GPU})) is not first
+    key = (root, None, frozenset({GPU}))
+    vers = list(snap.subtree_scans[key].vers)
+    rn.add_usage(snap.cqs["a"].node, GPU, 1 * K)  # a change anywhere the scan read: scanned again,
+    again = borrowing_cqs(snap, root, None, frozenset({GPU}))
+    assert snap.subtree_scans[key].vers != vers  # (walked again: the versions it read are new)
+    assert again is first  # and, finding the same ClusterQueues, kept with its candidate lists
+    rn.add_usage(snap.cqs["c"].node, GPU, 5 * K)  # c borrows 1: the walk finds c and d
+    assert _names(borrowing_cqs(snap, root, None, frozenset({GPU}))) == ["c", "d"]
 
 
 def _fresh(cur: rn.Node, skip: rn.Node | None, frs: frozenset[FR]) -> list[str]:

@@ -38,15 +38,25 @@ def get_targets(
 ) -> list[Target]:
     """Preemption targets for `wl` (classical or fair sharing, as configured); with `tas_fits`,
     classical victims are chosen until the topology placement fits too."""
-    ctx = PreemptionCtx(snap, wl, state, frozenset(frs), requests, tas_fits)
+    ctx = PreemptionCtx(
+        snap, wl, state, frs if isinstance(frs, frozenset) else frozenset(frs), requests, tas_fits
+    )
     if snap.fair_sharing is not None:
         return fair_targets(ctx, snap.fair_sharing.preemption_strategies)
     if no_victims.ENABLED:
-        if no_victims.cannot_find_victims(ctx):  # exact: the search would return [] (issue 23)
+        # exact: the search would return [] (issue 23); else its own candidates, as computed
+        none, own, known = no_victims.cannot_find_victims_or_own(ctx)
+        if none:
             no_victims.COUNTS["saved"] += 1
             return []
         no_victims.COUNTS["ran"] += 1
+        return classical_targets(ctx, own, known)
     return classical_targets(ctx)
+
+
+#: frozenset({fr}) per (flavor, resource), made once: the oracle's searches are keyed by it
+#: (`candidates.sorted_candidates`, the kept subtree scans), and a kept set's hash is computed once.
+_SINGLE: dict[FR, frozenset[FR]] = {}
 
 
 class _Oracle:
@@ -61,7 +71,10 @@ class _Oracle:
 
     def __call__(self, fr: FR, qty: int) -> tuple[int, int, list[str]]:
         snap, state = self.snap, self.state
-        targets = get_targets(snap, self.wl, state, [fr], {fr: qty})
+        frs = _SINGLE.get(fr)
+        if frs is None:
+            frs = _SINGLE[fr] = frozenset((fr,))
+        targets = get_targets(snap, self.wl, state, frs, {fr: qty})
         if not targets:
             self.none.append((fr, qty))
             return NO_CANDIDATES, rn.lowest_subtree_height(state.node, fr, qty)[0], []
@@ -76,19 +89,87 @@ class _Oracle:
 def _targets(snap: Snapshot, wl: Workload, state: CQState, a: Assignment, oracle: _Oracle) -> list[Target]:
     """Preemption targets for a Preempt assignment `a` (get_targets, with TAS's fit check).
 
-    Without TAS and fair sharing, when `a` uses one (flavor, resource) and the oracle already
-    searched for exactly that quantity and found no target, the answer is [] again: the same
-    search (`get_targets` with the same workload, ClusterQueue, resources and requests) on the
-    same snapshot (nothing changes it during a nomination; the oracle undoes what it tries).
+    Without TAS and fair sharing, when `a` needs preemption in one (flavor, resource) only and
+    the oracle already searched for exactly that quantity of it and found no target, the answer
+    is [] again. With that one request only, it is the same search (`get_targets` with the same
+    workload, ClusterQueue, resources and requests) on the same snapshot (nothing changes it
+    during a nomination; the oracle undoes what it tries). With more requests (the pod set's
+    other resources, which fit: their flavors' modes are not Preempt), `_more_requests_find_none`
+    shows the search still finds nothing.
     """
     if snap.tas is None:
-        if snap.fair_sharing is None and len(a.usage) == 1 and oracle.none:
-            ((fr, qty),) = a.usage.items()
-            if (fr, qty) in oracle.none and a.frs_need_preemption() == {fr}:
-                return []
+        if snap.fair_sharing is None and oracle.none:
+            frs = a.frs_need_preemption()
+            if len(frs) == 1:
+                (fr,) = frs
+                qty = a.usage.get(fr, 0)
+                if (fr, qty) in oracle.none and (
+                    len(a.usage) == 1 or (ORACLE_REUSE and _more_requests_find_none(state, fr, qty, a.usage))
+                ):
+                    return []
+            return get_targets(snap, wl, state, frs, a.usage)
         return get_targets(snap, wl, state, a.frs_need_preemption(), a.usage)
     check = tas_hook.fit_check(snap, wl, state, a)
     return get_targets(snap, wl, state, a.frs_need_preemption(), a.usage, check)
+
+
+def _more_requests_find_none(state: CQState, fr: FR, qty: int, usage: dict[FR, int]) -> bool:
+    """Whether the classical search for `usage` (frs needing preemption {fr}, usage[fr] == qty)
+    finds nothing, given that the search for {fr: qty} alone found nothing on this snapshot.
+
+    `preemption.classical_targets` reads the requests in two places only. (a) `workload_fits`,
+    the test after each removal, in the bound and in fill_back: it checks every requested
+    (flavor, resource) on its own, so with more requests it holds only where it held with
+    {fr: qty}: no removal it tries can make the larger request fit when none made the smaller
+    one fit. (b) `_collect_hierarchical`'s hierarchical-advantage chain (Kueue's
+    `QuantitiesFitInQuota` walk in pkg/scheduler/preemption/classical/hierarchical_preemption.go
+    at commit 01c0b27050, `preemption.advantage_chain`), which decides which
+    other ClusterQueues' candidates come first, what variant they have and which attempts run.
+    The chain is the same with both requests when, at the first ClusterQueue or cohort (below the
+    root, where the last candidates are collected) where {fr: qty} fits in quota, every other
+    request fits too (its remainder passed up as `quantities_fit_in_quota` does): before it
+    neither request fits anywhere, from there on both have the advantage. Then the two searches
+    try the same candidates in the same order, and (a) makes the larger one find nothing too.
+    The frs, the workload and the policies are the same (the candidates do not depend on the
+    requests).
+    """
+    node = state.node
+    if node.parent is None or state.spec.preemption.reclaim_within_cohort in ("", "Never"):
+        return True  # no hierarchical collection: only (a) reads the requests
+    cur = node
+    rem = qty
+    depth = 0
+    while cur.parent is not None:
+        if cur.usage.get(fr, 0) + rem <= cur.subtree.get(fr, 0):
+            break
+        rem = max(0, rem - rn.local_available(cur, fr))
+        cur = cur.parent
+        depth += 1
+    if cur.parent is None:
+        return True  # {fr: qty} has no advantage where candidates are collected: nor has the larger
+    for other, v in usage.items():
+        if other == fr:
+            continue
+        at = node
+        r = v
+        for _ in range(depth):
+            r = max(0, r - rn.local_available(at, other))
+            assert at.parent is not None
+            at = at.parent
+        if at.usage.get(other, 0) + r > at.subtree.get(other, 0):
+            return False
+    return True
+
+
+#: Whether `_targets` answers a multi-resource search from the oracle's empty single-resource one
+#: (`_more_requests_find_none`); off in the reference engine (`kueue.reference`).
+ORACLE_REUSE = True
+
+
+def use_oracle_reuse(on: bool) -> None:
+    """Let `_targets` reuse the oracle's empty searches for larger requests (`on`, the default)."""
+    global ORACLE_REUSE
+    ORACLE_REUSE = on
 
 
 def assignments(

@@ -94,6 +94,12 @@ class SubtreeScan:
         #: versions of `cqs`' ClusterQueues it was built at, and the sources (typed there).
         self.sources: dict[tuple[str, int, bool], tuple[list[int], Any]] = {}
 
+    def refresh(self, checked: list[Node]) -> None:
+        """Take a new walk's nodes and their versions, when it found the same `cqs` (the kept
+        `sources` depend on `cqs` and their ClusterQueues' workload versions only)."""
+        self.checked = checked
+        self.vers = [n.ver for n in checked]
+
     def valid(self) -> bool:
         """Whether no node the scan read has changed its usage since."""
         vers = self.vers

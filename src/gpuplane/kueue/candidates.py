@@ -168,9 +168,34 @@ def _kept_scan(snap: Snapshot, cur: rn.Node, skip: rn.Node | None, frs: frozense
     checked: list[rn.Node] = []
     cqs: list[rn.Node] = []
     _scan(cur, skip, frs, checked, cqs)
+    if hit is not None and SCAN_REUSE and _same_nodes(hit.cqs, cqs):
+        # Usage changed (often a search's removals, undone since) but the walk found the same
+        # ClusterQueues: the kept sources stay (each checks its ClusterQueues' `wver` before use).
+        hit.refresh(checked)
+        return hit
     hit = SubtreeScan(checked, cqs)
     snap.subtree_scans[key] = hit
     return hit
+
+
+#: Whether a subtree scan whose usage versions changed but whose walk finds the same ClusterQueues
+#: again keeps its `cohort_sources` lists (off in the reference engine, `kueue.reference`).
+SCAN_REUSE = True
+
+
+def use_scan_reuse(on: bool) -> None:
+    """Keep a rescanned subtree's sources when its ClusterQueues are the same (`on`, the default)."""
+    global SCAN_REUSE
+    SCAN_REUSE = on
+
+
+def _same_nodes(a: list[rn.Node], b: list[rn.Node]) -> bool:
+    if len(a) != len(b):
+        return False
+    for i, n in enumerate(a):  # noqa: SIM110 (a plain loop: no generator on this hot path)
+        if n is not b[i]:
+            return False
+    return True
 
 
 def cohort_sources(

@@ -33,9 +33,8 @@ are not covered: the test answers False and the search runs. `kueue.reference` t
 
 from __future__ import annotations
 
-from gpuplane.kueue import resource_node as rn
-from gpuplane.kueue.candidates import source
-from gpuplane.kueue.preemption import PreemptionCtx
+from gpuplane.kueue.candidates import Source, source
+from gpuplane.kueue.preemption import PreemptionCtx, advantage_chain
 
 #: Whether `assignment.get_targets` asks this test before a classical search (off in the reference
 #: engine the differential tests compare with, see `kueue.reference`).
@@ -53,25 +52,33 @@ def use_no_victims_test(on: bool) -> None:
 
 def cannot_find_victims(ctx: PreemptionCtx) -> bool:
     """True only when `classical_targets(ctx)` is certain to return [] (see the module docstring)."""
+    return _verdict(ctx)[0]
+
+
+def cannot_find_victims_or_own(ctx: PreemptionCtx) -> tuple[bool, Source | None, bool]:
+    """`cannot_find_victims(ctx)`, and, when the test got as far as step 2, the ClusterQueue's own
+    candidates it computed (`candidates.source` with withinClusterQueue: what
+    `preemption.classical_targets` computes first, on the same snapshot) and True; else (.., None,
+    False). The search that runs next takes them instead of computing them again."""
+    return _verdict(ctx)
+
+
+def _verdict(ctx: PreemptionCtx) -> tuple[bool, Source | None, bool]:
     if ctx.tas_fits is not None or ctx.snap.fair_sharing is not None or ctx.snap.tas is not None:
-        return False
+        return False, None, False
     state = ctx.state
     pol = state.spec.preemption
     if pol.borrow_within_cohort not in ("", "Never"):
-        return False
+        return False, None, False
     node = state.node
     if node.parent is not None and pol.reclaim_within_cohort not in ("", "Never"):
         # 1. No candidate with hierarchical advantage: `adv` never holds where one is collected.
-        adv, remaining = rn.quantities_fit_in_quota(node, ctx.requests)
-        for cur in node.path_to_root():
-            if adv:
-                return False
-            fits, remaining = rn.quantities_fit_in_quota(cur, remaining)
-            adv = fits
+        if any(advantage_chain(node, ctx.requests)):
+            return False, None, False
         # 3. The attempt without borrowing (only when under nominal) cannot fit whatever it removes.
         under = all(node.usage.get(fr, 0) < node.nominal.get(fr, 0) for fr in ctx.frs)
         if under and all(v <= node.subtree.get(fr, 0) for fr, v in ctx.requests.items()):
-            return False
+            return False, None, False
     # 2. No candidate of the ClusterQueue's own.
     own = source(ctx.snap, state, ctx.frs, pol.within_cluster_queue, ctx.wl)
-    return own is None or not own.any()
+    return own is None or not own.any(), own, True

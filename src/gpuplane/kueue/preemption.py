@@ -167,6 +167,34 @@ def _collect_in_subtree(
             out.append(src)
 
 
+def advantage_chain(node: rn.Node, requests: dict[FR, int]) -> list[bool]:
+    """Whether the request has hierarchical advantage at each ancestor of ClusterQueue `node`, from
+    its parent up (Kueue's `collectCandidatesForHierarchicalReclaim` in
+    pkg/scheduler/preemption/classical/hierarchical_preemption.go, read at commit 01c0b27050:
+    `QuantitiesFitInQuota` at the ClusterQueue, then at each cohort after collecting there, with
+    what remains; the advantage, once it holds, holds above, so the walk stops computing there).
+    A single request is followed without a map per level (the same figures)."""
+    out: list[bool] = []
+    if len(requests) == 1:
+        ((fr, v),) = requests.items()
+        adv = node.usage.get(fr, 0) + v <= node.subtree.get(fr, 0)
+        rem = max(0, v - rn.local_available(node, fr))
+        cur = node.parent
+        while cur is not None:
+            out.append(adv)
+            if not adv:
+                adv = cur.usage.get(fr, 0) + rem <= cur.subtree.get(fr, 0)
+                rem = max(0, rem - rn.local_available(cur, fr))
+            cur = cur.parent
+        return out
+    adv, remaining = rn.quantities_fit_in_quota(node, requests)
+    for cur in node.path_to_root():
+        out.append(adv)
+        if not adv:
+            adv, remaining = rn.quantities_fit_in_quota(cur, remaining)
+    return out
+
+
 def _collect_hierarchical(ctx: PreemptionCtx) -> tuple[list[Source], list[Source]]:
     """Other-CQ candidates: with hierarchical advantage, and priority-based ones."""
     hier: list[Source] = []
@@ -174,17 +202,16 @@ def _collect_hierarchical(ctx: PreemptionCtx) -> tuple[list[Source], list[Source
     node = ctx.state.node
     if node.parent is None or ctx.state.spec.preemption.reclaim_within_cohort in ("", "Never"):
         return hier, prio
-    adv, remaining = rn.quantities_fit_in_quota(node, ctx.requests)
+    chain = advantage_chain(node, ctx.requests)
     prev: rn.Node | None = None
     snap, frs, wl = ctx.snap, ctx.frs, ctx.wl
     policy = ctx.state.spec.preemption.reclaim_within_cohort
-    for cur in node.path_to_root():
+    for i, cur in enumerate(node.path_to_root()):
+        adv = chain[i]
         if ATTEMPT_BOUND:  # the same walk, its above-nominal ClusterQueues kept while usage is unchanged
             (hier if adv else prio).extend(cohort_sources(snap, cur, prev, frs, policy, wl, adv, node))
         else:
             _collect_in_subtree(ctx, cur, cur, prev, adv, hier if adv else prio)
-        fits, remaining = rn.quantities_fit_in_quota(cur, remaining)
-        adv = adv or fits
         prev = cur
     return hier, prio
 
@@ -289,10 +316,14 @@ def restore(snap: Snapshot, targets: list[Target]) -> None:
     remove_workloads(snap, ((t.wl, snap.cqs[t.cq]) for t in targets), 1)
 
 
-def classical_targets(ctx: PreemptionCtx) -> list[Target]:
-    """classicalPreemptions: the victims for `ctx.wl`, or [] when it cannot fit."""
+def classical_targets(ctx: PreemptionCtx, own: Source | None = None, own_known: bool = False) -> list[Target]:
+    """classicalPreemptions: the victims for `ctx.wl`, or [] when it cannot fit.
+
+    With `own_known`, `own` is `source(ctx.snap, ctx.state, ctx.frs, withinClusterQueue, ctx.wl)`
+    computed already on this snapshot (`no_victims.cannot_find_victims_or_own`).
+    """
     pol = ctx.state.spec.preemption
-    same_src = source(ctx.snap, ctx.state, ctx.frs, pol.within_cluster_queue, ctx.wl)
+    same_src = own if own_known else source(ctx.snap, ctx.state, ctx.frs, pol.within_cluster_queue, ctx.wl)
     same = [same_src] if same_src is not None and same_src.any() else []
     hier, prio = _collect_hierarchical(ctx)
     hier = [s for s in hier if s.any()]
