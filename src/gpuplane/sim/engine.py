@@ -166,6 +166,7 @@ class Engine:
         self._has_cpu = bool(self.cpu)  # the CPU pools are fixed for the run
         #: Each pool's price of a GPU-second (fixed for the run; read at every admission).
         self._gpu_second_price = [p.gpu_second_price for p in pools]
+        self._gpus_per_node = [p.gpus_per_node for p in pools]
 
     # ---- event plumbing ------------------------------------------------------------------------
     def push(self, time: float, kind: int, a: int, b: float = 0.0) -> None:
@@ -531,9 +532,9 @@ class Engine:
         self.holding += 1
 
     def _sample(self, pool: int, now: float) -> None:
-        model, cluster = self.pools[pool], self.cluster
+        cluster = self.cluster
         ready = cluster.ready_count[pool]
-        provisioned = (ready + cluster.provisioning[pool]) * model.gpus_per_node
+        provisioned = (ready + cluster.provisioning[pool]) * self._gpus_per_node[pool]
         self.series[pool].sample(now, ready, provisioned, cluster.used_gpus[pool], self.busy[pool])
 
     def _close(self, end: float) -> None:
