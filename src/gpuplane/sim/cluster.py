@@ -191,9 +191,10 @@ class Cluster:
     def release(self, wl: int, now: float) -> list[Node]:
         """Free every unit a workload holds; returns the nodes that became empty."""
         emptied: list[Node] = []
-        allocs = self.allocs.pop(wl, None)
+        allocs = self.allocs.get(wl)
         if allocs is None:
             return emptied
+        del self.allocs[wl]  # (`get` and `del`: a dict's pop is a generic call when compiled)
         nodes = self.nodes
         # Units given back on one node and resource by consecutive allocations move the node in
         # the best-fit index once (the same end state: each move puts it last in its new bucket).
@@ -206,7 +207,11 @@ class Cluster:
                 continue  # the node is gone with its devices
             gfree = node.gpu_free[gpu]
             if not gfree[res]:
-                insort(node.gpu_avail[res], gpu)
+                avail = node.gpu_avail[res]
+                if not avail or avail[-1] < gpu:
+                    avail.append(gpu)  # (where insort puts it, without the call)
+                else:
+                    insort(avail, gpu)
             gfree[res] += units
             used = node.gpu_used
             left = used[gpu] - 1

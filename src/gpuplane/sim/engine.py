@@ -327,7 +327,9 @@ class Engine:
         run.done(now)
         self.table.store(run)
         del self.live[run.idx]
-        self._cpu_need.pop(run.idx, None)
+        cpu_need = self._cpu_need
+        if cpu_need and run.idx in cpu_need:  # (a dict's pop is a generic call when compiled)
+            del cpu_need[run.idx]
         kueue = self._kueue
         if kueue is not None:
             kueue.finish(run.idx, now)

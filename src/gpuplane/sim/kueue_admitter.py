@@ -208,12 +208,17 @@ class KueueAdmitter:
     def finish(self, wl: int, now: float) -> None:
         """Release the quota of a workload that ended."""
         self.snap.now = now
-        self.gpu_pod_sets.pop(wl, None)
-        self.cpu_assignment.pop(wl, None)
-        key = self.keys.pop(wl)
+        # (`in` and `del`, not `pop`: a dict's pop is a generic method call when compiled)
+        gpu_pod_sets, cpu_assignment, keys, rates = self.gpu_pod_sets, self.cpu_assignment, self.keys, self.rates
+        if wl in gpu_pod_sets:
+            del gpu_pod_sets[wl]
+        if cpu_assignment and wl in cpu_assignment:
+            del cpu_assignment[wl]
+        key = keys[wl]
+        del keys[wl]
         del self.index[key]
-        if self.rates:
-            self.rates.pop(wl, None)
+        if rates and wl in rates:
+            del rates[wl]
         self.snap.finish(key)
 
     def release(self, wl: int, now: float) -> None:
