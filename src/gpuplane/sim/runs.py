@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from array import array
 from collections.abc import Iterator, Sequence
-from typing import overload
+from typing import SupportsIndex, overload
 
 from gpuplane.sim.state import STATE_NAMES, Run
 from gpuplane.traces import Workload
@@ -112,8 +112,11 @@ class RunTable(Sequence[RunRecord]):
 
     def store(self, run: Run) -> None:
         """Keep a workload's results (its `Run` may be dropped afterwards)."""
-        i = run.idx
-        self._w[i] = run.w
+        idx = run.idx
+        self._w[idx] = run.w
+        # The index boxed once (as SupportsIndex, compiled code keeps it an object) for the 17 array
+        # stores below, not once each.
+        i: SupportsIndex = idx
         admit, start, end = run.first_admit, run.first_start, run.end
         self._first_admit[i] = _NONE if admit is None else admit
         self._first_start[i] = _NONE if start is None else start
@@ -132,8 +135,8 @@ class RunTable(Sequence[RunRecord]):
         self._preemptions[i] = run.preemptions
         self._state[i] = run.state
         self._outcome[i] = _OUTCOME_CODE[run.outcome]
-        if i >= self._len:
-            self._len = i + 1
+        if idx >= self._len:
+            self._len = idx + 1
 
     def __len__(self) -> int:
         return self._len
