@@ -209,13 +209,13 @@ class KueueAdmitter:
         """Release the quota of a workload that ended."""
         self.snap.now = now
         # (`in` and `del`, not `pop`: a dict's pop is a generic method call when compiled)
-        gpu_pod_sets, cpu_assignment, keys, rates = self.gpu_pod_sets, self.cpu_assignment, self.keys, self.rates
+        gpu_pod_sets, cpu_assignment, rates = self.gpu_pod_sets, self.cpu_assignment, self.rates
         if wl in gpu_pod_sets:
             del gpu_pod_sets[wl]
         if cpu_assignment and wl in cpu_assignment:
             del cpu_assignment[wl]
-        key = keys[wl]
-        del keys[wl]
+        key = self.keys[wl]
+        del self.keys[wl]
         del self.index[key]
         if rates and wl in rates:
             del rates[wl]
