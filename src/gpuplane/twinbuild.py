@@ -57,6 +57,7 @@ COMPILED_MODULES = (
     "sim/contention.py",
     "sim/fleet.py",
     "sim/kueue_admitter.py",
+    "sim/admitters.py",  # CycleOutcome: built once per scheduling cycle
     "sim/engine.py",
     "explain/eta.py",  # explain --eta's forward run drives Kueue's cycles
 )

@@ -18,7 +18,7 @@ every registered admitter through the twin's invariants.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from gpuplane.registry import Registry
@@ -37,7 +37,7 @@ class TeamQueue:
     priority: int = 0
 
 
-@dataclass
+@dataclass(init=False)
 class CycleOutcome:
     """One scheduling cycle: workloads admitted (with the pool of each pod set) and victims preempted.
 
@@ -47,11 +47,27 @@ class CycleOutcome:
     twin then does not ask for one).
     """
 
-    admitted: list[tuple[int, tuple[int, ...]]] = field(default_factory=list)
-    preempted: list[int] = field(default_factory=list)
-    requeued: bool = False
-    ran: bool = True
-    more: bool = True
+    admitted: list[tuple[int, tuple[int, ...]]]
+    preempted: list[int]
+    requeued: bool
+    ran: bool
+    more: bool
+
+    def __init__(
+        self,
+        admitted: list[tuple[int, tuple[int, ...]]] | None = None,
+        preempted: list[int] | None = None,
+        requeued: bool = False,
+        ran: bool = True,
+        more: bool = True,
+    ) -> None:
+        # Written out (not the dataclass's generated __init__, which is Python code even when this
+        # module is compiled): one is built per scheduling cycle. Lists default to new empty ones.
+        self.admitted = [] if admitted is None else admitted
+        self.preempted = [] if preempted is None else preempted
+        self.requeued = requeued
+        self.ran = ran
+        self.more = more
 
 
 class Admitter(Protocol):

@@ -191,21 +191,45 @@ class Cluster:
     def release(self, wl: int, now: float) -> list[Node]:
         """Free every unit a workload holds; returns the nodes that became empty."""
         emptied: list[Node] = []
-        for node_id, gpu, res, units in self.allocs.pop(wl, []):
-            node = self.nodes.get(node_id)
+        allocs = self.allocs.get(wl)
+        if allocs is None:
+            return emptied
+        del self.allocs[wl]  # (`get` and `del`: a dict's pop is a generic call when compiled)
+        nodes = self.nodes
+        # Units given back on one node and resource by consecutive allocations move the node in
+        # the best-fit index once (the same end state: each move puts it last in its new bucket).
+        moving: Node | None = None
+        moving_res = ""
+        moving_units = 0
+        for node_id, gpu, res, units in allocs:
+            node = nodes.get(node_id)
             if node is None:
                 continue  # the node is gone with its devices
             gfree = node.gpu_free[gpu]
             if not gfree[res]:
-                insort(node.gpu_avail[res], gpu)
+                avail = node.gpu_avail[res]
+                if not avail or avail[-1] < gpu:
+                    avail.append(gpu)  # (where insort puts it, without the call)
+                else:
+                    insort(avail, gpu)
             gfree[res] += units
-            node.gpu_used[gpu] -= 1
-            if not node.gpu_used[gpu]:
+            used = node.gpu_used
+            left = used[gpu] - 1
+            used[gpu] = left
+            if not left:
                 self.used_gpus[node.pool] -= 1
-            self._move(node, res, units)
-            if wl in node.pods:
-                del node.pods[wl]
-                if not node.pods:
+            if node is moving and res == moving_res:
+                moving_units += units
+            else:
+                if moving is not None:
+                    self._move(moving, moving_res, moving_units)
+                moving, moving_res, moving_units = node, res, units
+            pods = node.pods
+            if wl in pods:
+                del pods[wl]
+                if not pods:
                     node.empty_since = now
                     emptied.append(node)
+        if moving is not None:
+            self._move(moving, moving_res, moving_units)
         return emptied

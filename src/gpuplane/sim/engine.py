@@ -36,6 +36,7 @@ from gpuplane.sim.events import (
     WINDOW_OPEN,
 )
 from gpuplane.sim.fleet import Fleet
+from gpuplane.sim.kueue_admitter import KueueAdmitter
 from gpuplane.sim.pools import PoolModel
 from gpuplane.sim.requests import Ask, ask_for
 from gpuplane.sim.runs import RunTable
@@ -122,6 +123,9 @@ class Engine:
         self.teams = teams
         self.team_index = {name: i for i, name in enumerate(teams)}
         self.admitter = admitter
+        #: The built-in admitter, when it is the one: called directly (compiled), not through the
+        #: `Admitter` protocol's generic method calls (one submit and finish per job, a call per cycle).
+        self._kueue = admitter if isinstance(admitter, KueueAdmitter) else None
         self.config = config
         self.shared = shared_resource
         self.heap: list[tuple[float, int, int, int, float]] = []
@@ -166,6 +170,7 @@ class Engine:
         self._has_cpu = bool(self.cpu)  # the CPU pools are fixed for the run
         #: Each pool's price of a GPU-second (fixed for the run; read at every admission).
         self._gpu_second_price = [p.gpu_second_price for p in pools]
+        self._gpus_per_node = [p.gpus_per_node for p in pools]
 
     # ---- event plumbing ------------------------------------------------------------------------
     def push(self, time: float, kind: int, a: int, b: float = 0.0) -> None:
@@ -188,7 +193,7 @@ class Engine:
         horizon = self.config.horizon_s
         cap = float(limits().simulated_time_s)
         heap, nxt, total, now, steps = self.heap, 0, len(order), 0.0, 0
-        pop, event, submit, settle = heapq.heappop, self._event, self._submit, self._settle
+        pop = heapq.heappop
         t_sub = workloads[order[0]].submit if total else _NEVER
         while True:
             t_evt = heap[0][0] if heap else _NEVER
@@ -203,13 +208,13 @@ class Engine:
                 now = cap
                 break
             while t_sub == now:
-                submit(workloads[order[nxt]], now)
+                self._submit(workloads[order[nxt]], now)
                 nxt += 1
                 t_sub = workloads[order[nxt]].submit if nxt < total else _NEVER
             while heap and heap[0][0] == now:
                 _, _, kind, a, b = pop(heap)
-                event(kind, a, b, now)
-            settle(now)
+                self._event(kind, a, b, now)
+            self._settle(now)
             steps += 1
             if progress is not None and steps % 64 == 0:
                 progress(self.tick(now, total))
@@ -296,7 +301,11 @@ class Engine:
             self.table.store(run)
             return
         self.live[idx] = run
-        self.admitter.submit(idx, w, shape.requests, shape.pools, now)
+        kueue = self._kueue
+        if kueue is not None:
+            kueue.submit(idx, w, shape.requests, shape.pools, now)
+        else:
+            self.admitter.submit(idx, w, shape.requests, shape.pools, now)
         self.kueue_dirty = True
 
     def _ask(self, w: Workload) -> Ask:
@@ -318,8 +327,14 @@ class Engine:
         run.done(now)
         self.table.store(run)
         del self.live[run.idx]
-        self._cpu_need.pop(run.idx, None)
-        self.admitter.finish(run.idx, now)
+        cpu_need = self._cpu_need
+        if cpu_need and run.idx in cpu_need:  # (a dict's pop is a generic call when compiled)
+            del cpu_need[run.idx]
+        kueue = self._kueue
+        if kueue is not None:
+            kueue.finish(run.idx, now)
+        else:
+            self.admitter.finish(run.idx, now)
         self.kueue_dirty = True
 
     def _stop(self, run: Run, now: float, finished: bool) -> None:
@@ -416,8 +431,11 @@ class Engine:
             self._cycles(now)
         dirty = self.place_dirty
         if dirty:
-            for pool in sorted(dirty) if len(dirty) > 1 else list(dirty):
-                self._place_pool(pool, now)
+            if len(dirty) > 1:
+                for pool in sorted(dirty):
+                    self._place_pool(pool, now)
+            else:  # (placing adds no pool to `dirty`)
+                self._place_pool(next(iter(dirty)), now)
             dirty.clear()
             if self._has_cpu:
                 self.cpu.scale(now)
@@ -429,7 +447,7 @@ class Engine:
 
     def _cycles(self, now: float) -> None:
         """Scheduling cycles until one changes nothing that another cycle could build on."""
-        rounds, guard, runs, cycle = 0, livelock_guard(self.submitted), self.live, self.admitter.cycle
+        rounds, guard, runs, kueue = 0, livelock_guard(self.submitted), self.live, self._kueue
         while self.kueue_dirty:
             rounds += 1
             if self.progress is not None and rounds % 256 == 0:
@@ -438,7 +456,7 @@ class Engine:
                 self._livelocks += 1
                 break
             self.kueue_dirty = False
-            outcome = cycle(now)
+            outcome = kueue.cycle(now) if kueue is not None else self.admitter.cycle(now)
             self.cycles += outcome.ran
             for victim in outcome.preempted:
                 self._preempt(runs[victim], now)
@@ -469,8 +487,11 @@ class Engine:
             return
         cluster, placed, blocked = self.cluster, [], []
         free = cluster.pool_free[pool]
-        model, tolerations = self.pools[pool], self.admitter.tolerations(pool)
+        kueue = self._kueue
+        tolerations = kueue.tolerations(pool) if kueue is not None else self.admitter.tolerations(pool)
+        model = self.pools[pool]
         cpu_need = self._cpu_need
+        has_free = any(free.values())  # (only a placement below takes units)
         for idx in waiting:
             cpu_plan = None
             if cpu_need and idx in cpu_need:
@@ -481,10 +502,10 @@ class Engine:
                 if cpu_plan is None:
                     self.cpu.want(cpu_pool, pods)
                     run = self.live[idx]
-                    if not any(free.values()) or not self._gpu_would_fit(idx, pool, run.pods, now):
+                    if not has_free or not self._gpu_would_fit(idx, pool, run.pods, now):
                         blocked.append(idx)  # the GPU pool scales up at the same time
                     continue
-            if not any(free.values()):
+            if not has_free:
                 blocked.append(idx)
                 continue
             run = self.live[idx]
@@ -494,6 +515,7 @@ class Engine:
                 if cpu_plan is not None:
                     self.cpu.bind(idx, cpu_plan)
                 placed.append(idx)
+                has_free = any(free.values())
             else:
                 blocked.append(idx)
         for idx in placed:
@@ -531,9 +553,9 @@ class Engine:
         self.holding += 1
 
     def _sample(self, pool: int, now: float) -> None:
-        model, cluster = self.pools[pool], self.cluster
+        cluster = self.cluster
         ready = cluster.ready_count[pool]
-        provisioned = (ready + cluster.provisioning[pool]) * model.gpus_per_node
+        provisioned = (ready + cluster.provisioning[pool]) * self._gpus_per_node[pool]
         self.series[pool].sample(now, ready, provisioned, cluster.used_gpus[pool], self.busy[pool])
 
     def _close(self, end: float) -> None:

@@ -7,7 +7,7 @@ admitted flavors back to pools (one ResourceFlavor per pool, named after it).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from gpuplane.kueue import (
@@ -26,6 +26,7 @@ from gpuplane.sim.admitters import AdmissionSetup, CycleOutcome, TeamQueue, regi
 from gpuplane.sim.pools import PoolModel
 from gpuplane.sim.requests import GPU, PodRequest
 from gpuplane.sim.topology import TwinTopology
+from gpuplane.traces import PodSet as TracePodSet
 from gpuplane.traces import Workload as TraceWorkload
 from gpuplane.vocab import HOSTNAME_LABEL, LABEL_POOL
 
@@ -59,6 +60,10 @@ class KueueAdmitter:
         self.snap = Snapshot.from_objects(parsed.objects, fair_sharing=fair_sharing)
         self.pools = pools
         self.teams = {t.name: t for t in teams}
+        #: Per team: namespace, LocalQueue, default priority and the start of its workloads' keys.
+        self._team_queue = {
+            t.name: (t.namespace, t.local_queue, t.priority, f"{t.namespace}/wl-") for t in teams
+        }
         self.keys: dict[int, str] = {}
         self.index: dict[str, int] = {}
         self.flavor_pool = self._flavor_pools(parsed.objects, pools)
@@ -67,6 +72,8 @@ class KueueAdmitter:
         #: Per (id of a requests tuple, pools, team): the tuple (kept, so its id stays unique), its
         #: pod sets, and the shape key of workloads with just those pod sets (None until the first).
         self._by_id: dict[tuple[int, tuple[int, ...], str], tuple[object, list[PodSet], list[Shape]]] = {}
+        #: Per id of a trace pod-set tuple: the tuple (kept) and its CPU-only Kueue pod sets.
+        self._cpu_by_id: dict[int, tuple[object, list[PodSet]]] = {}
         #: One `ShapeToken` per distinct shape (see ShapeToken).
         self._tokens: dict[Shape, Shape] = {}
         self.topology: TwinTopology | None = topology
@@ -124,7 +131,7 @@ class KueueAdmitter:
         now: float,
     ) -> None:
         """Create the Kueue Workload in the team's LocalQueue."""
-        team = self.teams[workload.team]
+        namespace, local_queue, team_priority, key_prefix = self._team_queue[workload.team]
         topology_team = workload.team if self.topology is not None else ""
         # Engines share one requests tuple between workloads of one shape, so its identity is a
         # cheap first key (equal tuples that are distinct objects get their own entry).
@@ -132,17 +139,21 @@ class KueueAdmitter:
         hit = self._by_id.get(id_key)
         if hit is None:
             hit = self._by_id[id_key] = (requests, self._pod_sets(requests, pools, topology_team), [])
-        cpu_sets = _cpu_pod_sets(workload)
+        cpu_sets = self._cpu_sets(workload.pod_sets)
         # The UID breaks queue-order ties: zero-padded submission order, so workloads submitted at
         # one instant with one priority are admitted in file order (not by name as text).
-        kwl = Workload(
-            namespace=team.namespace,
-            name=f"wl-{wl}",
-            uid=f"{wl:012d}",
-            queue_name=team.local_queue,
-            priority=workload.priority or team.priority,
-            creation_time=workload.submit,
-            pod_sets=[*hit[1], *cpu_sets] if cpu_sets else list(hit[1]),
+        number = str(wl)
+        digits = len(number)
+        key = key_prefix + number
+        kwl = _new_workload(
+            namespace,
+            "wl-" + number,
+            key,
+            number if digits >= 12 else _ZEROS[digits:] + number,
+            local_queue,
+            workload.priority or team_priority,
+            workload.submit,
+            [*hit[1], *cpu_sets] if cpu_sets else list(hit[1]),
         )
         if not cpu_sets:  # the shape depends on the pod sets alone: one token per distinct shape
             known = hit[2]
@@ -150,10 +161,20 @@ class KueueAdmitter:
                 known.append(self._tokens.setdefault(shape_of(kwl), (ShapeToken(),)))
             kwl.shape = known[0]
         self.gpu_pod_sets[wl] = len(requests)
-        self.keys[wl] = kwl.key
-        self.index[kwl.key] = wl
-        self.snap.now = now
-        self.snap.add_workload(kwl)
+        self.keys[wl] = key
+        self.index[key] = wl
+        snap = self.snap
+        snap.now = now
+        snap.add_workload(kwl)
+
+    def _cpu_sets(self, pod_sets: tuple[TracePodSet, ...]) -> list[PodSet]:
+        """`_cpu_pod_sets` of the trace pod sets, shared (read-only, like the GPU pod sets) by the
+        workloads that share one pod-set tuple (readers share them; the tuple is kept in the value,
+        so its id stays unique). Most have none."""
+        hit = self._cpu_by_id.get(id(pod_sets))
+        if hit is None:
+            hit = self._cpu_by_id[id(pod_sets)] = (pod_sets, _cpu_pod_sets(pod_sets))
+        return hit[1]
 
     def _pod_sets(
         self, requests: tuple[PodRequest, ...], pools: tuple[int, ...], team: str = ""
@@ -187,12 +208,17 @@ class KueueAdmitter:
     def finish(self, wl: int, now: float) -> None:
         """Release the quota of a workload that ended."""
         self.snap.now = now
-        self.gpu_pod_sets.pop(wl, None)
-        self.cpu_assignment.pop(wl, None)
-        key = self.keys.pop(wl)
+        # (`in` and `del`, not `pop`: a dict's pop is a generic method call when compiled)
+        gpu_pod_sets, cpu_assignment, rates = self.gpu_pod_sets, self.cpu_assignment, self.rates
+        if wl in gpu_pod_sets:
+            del gpu_pod_sets[wl]
+        if cpu_assignment and wl in cpu_assignment:
+            del cpu_assignment[wl]
+        key = self.keys[wl]
+        del self.keys[wl]
         del self.index[key]
-        if self.rates:
-            self.rates.pop(wl, None)
+        if rates and wl in rates:
+            del rates[wl]
         self.snap.finish(key)
 
     def release(self, wl: int, now: float) -> None:
@@ -289,11 +315,11 @@ class KueueAdmitter:
         }
 
 
-def _cpu_pod_sets(workload: TraceWorkload) -> list[PodSet]:
-    """Kueue pod sets for the workload's CPU-only pod sets: their cpu and memory per pod (what
+def _cpu_pod_sets(pod_sets: tuple[TracePodSet, ...]) -> list[PodSet]:
+    """Kueue pod sets for a workload's CPU-only pod sets: their cpu and memory per pod (what
     the trace gives), no GPU toleration and no pool affinity, as a Ray head is written."""
     out = []
-    for ps in workload.pod_sets:
+    for ps in pod_sets:
         if ps.count <= 0 or ps.gpus_per_pod > 0 or ps.mig_profile:
             continue
         requests: dict[str, str] = {}
@@ -303,6 +329,48 @@ def _cpu_pod_sets(workload: TraceWorkload) -> list[PodSet]:
             requests["memory"] = f"{ps.memory_mib}Mi"
         out.append(PodSet(ps.name, ps.count, requests))
     return out
+
+
+#: Pads a submission number to the 12 digits of a UID.
+_ZEROS = "0" * 12
+#: `object.__new__`, called generically (kueue.objects is pure Python: its classes are plain ones).
+_NEW: Callable[[type[Workload]], Workload] = object.__new__
+
+
+def _new_workload(
+    namespace: str,
+    name: str,
+    key: str,
+    uid: str,
+    queue_name: str,
+    priority: int,
+    creation_time: float,
+    pod_sets: list[PodSet],
+) -> Workload:
+    """`Workload(namespace=, name=, uid=, queue_name=, priority=, creation_time=, pod_sets=)`, every
+    other field at its default, built without the dataclass `__init__` (Python code: a tenth of a
+    twin run's submit cost); `key` is what `__post_init__` makes (`namespace/name`). Every field is
+    set on the instance, as `__init__` would (tests/sim/test_twin_workload.py holds the two equal)."""
+    kwl = _NEW(Workload)
+    kwl.namespace = namespace
+    kwl.name = name
+    kwl.queue_name = queue_name
+    kwl.priority = priority
+    kwl.creation_time = creation_time
+    kwl.pod_sets = pod_sets
+    kwl.uid = uid
+    kwl.active = True
+    kwl.admission = None
+    kwl.evicted = False
+    kwl.quota_reserved_time = None
+    kwl.problem = None
+    kwl.source = ""
+    kwl.requeue_time = None
+    kwl.owners = ()
+    kwl.runtime_hint = None
+    kwl.key = key
+    kwl.shape = None
+    return kwl
 
 
 @register_admitter("kueue")

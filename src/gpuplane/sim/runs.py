@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from array import array
 from collections.abc import Iterator, Sequence
-from typing import overload
+from typing import SupportsIndex, overload
 
 from gpuplane.sim.state import STATE_NAMES, Run
 from gpuplane.traces import Workload
@@ -100,32 +100,43 @@ class RunTable(Sequence[RunRecord]):
         self._i = {name: array("q", zeros) for name in _INTS}
         self._outcome = array("b", bytes(capacity))
         self._len = 0
+        # The same columns as attributes: `store` runs once per workload and reaches each without
+        # a lookup by name.
+        f, n = self._f, self._i
+        self._first_admit, self._first_start, self._end = f["first_admit"], f["first_start"], f["end"]
+        self._quota_wait, self._capacity_wait = f["quota_wait"], f["capacity_wait"]
+        self._held_gs, self._lost_gs, self._downtime = f["held_gs"], f["lost_gs"], f["downtime"]
+        self._cost, self._gpu_eq = f["cost"], f["gpu_eq"]
+        self._team, self._pool, self._runs = n["team"], n["pool"], n["runs"]
+        self._evictions, self._preemptions, self._state = n["evictions"], n["preemptions"], n["state"]
 
     def store(self, run: Run) -> None:
         """Keep a workload's results (its `Run` may be dropped afterwards)."""
-        i = run.idx
-        self._w[i] = run.w
-        f, n = self._f, self._i
+        idx = run.idx
+        self._w[idx] = run.w
+        # The index boxed once (as SupportsIndex, compiled code keeps it an object) for the 17 array
+        # stores below, not once each.
+        i: SupportsIndex = idx
         admit, start, end = run.first_admit, run.first_start, run.end
-        f["first_admit"][i] = _NONE if admit is None else admit
-        f["first_start"][i] = _NONE if start is None else start
-        f["end"][i] = _NONE if end is None else end
-        f["quota_wait"][i] = run.quota_wait
-        f["capacity_wait"][i] = run.capacity_wait
-        f["held_gs"][i] = run.held_gs
-        f["lost_gs"][i] = run.lost_gs
-        f["downtime"][i] = run.downtime
-        f["cost"][i] = run.cost
-        f["gpu_eq"][i] = run.gpu_eq
-        n["team"][i] = run.team
-        n["pool"][i] = run.pool
-        n["runs"][i] = run.runs
-        n["evictions"][i] = run.evictions
-        n["preemptions"][i] = run.preemptions
-        n["state"][i] = run.state
+        self._first_admit[i] = _NONE if admit is None else admit
+        self._first_start[i] = _NONE if start is None else start
+        self._end[i] = _NONE if end is None else end
+        self._quota_wait[i] = run.quota_wait
+        self._capacity_wait[i] = run.capacity_wait
+        self._held_gs[i] = run.held_gs
+        self._lost_gs[i] = run.lost_gs
+        self._downtime[i] = run.downtime
+        self._cost[i] = run.cost
+        self._gpu_eq[i] = run.gpu_eq
+        self._team[i] = run.team
+        self._pool[i] = run.pool
+        self._runs[i] = run.runs
+        self._evictions[i] = run.evictions
+        self._preemptions[i] = run.preemptions
+        self._state[i] = run.state
         self._outcome[i] = _OUTCOME_CODE[run.outcome]
-        if i >= self._len:
-            self._len = i + 1
+        if idx >= self._len:
+            self._len = idx + 1
 
     def __len__(self) -> int:
         return self._len

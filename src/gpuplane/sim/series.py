@@ -58,7 +58,10 @@ class PoolSeries:
             busy = self._last_busy
         else:
             self._raw_busy = busy
-            busy = round(busy, 9)
+            # A whole number (whole GPUs busy: most samples) is its own rounding, -0.0 included;
+            # `round` with digits goes through a decimal conversion, so it runs only on fractions.
+            if busy % 1.0 != 0.0:  # (nan and inf are rounded as before)
+                busy = round(busy, 9)
         if self._n and self._last_t == now:
             self.nodes[-1], self.provisioned[-1], self.allocated[-1], self.busy[-1] = (
                 nodes,

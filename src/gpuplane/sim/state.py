@@ -149,7 +149,7 @@ class Run:
             self.downtime += now - self.down_since
             self.down_since = None
         self.need = wall_to_finish(
-            self.base, self.target, None if self.resumes_in_place else ckpt, self.restore
+            self.base, self.target, None if ckpt is None or self.resumes_in_place else ckpt, self.restore
         )
         self.rate, self.rate_since, self.virt = rate, now, 0.0
         return now + self.need / rate
@@ -172,7 +172,9 @@ class Run:
         lost) unless `horizon` cut it, where work done so far simply counts as done.
         """
         elapsed = now - self.seg_start
-        ckpt = None if self.resumes_in_place else self.w.checkpoint
+        ckpt = self.w.checkpoint
+        if ckpt is not None and self.resumes_in_place:
+            ckpt = None
         if finished:
             virtual = self.need
             progress, saved = self.target, self.target
