@@ -1,17 +1,14 @@
-"""The admitter builds each job's Kueue Workload without the dataclass `__init__`
-(sim/kueue_admitter.py `_new_workload`): the object must be the one `Workload(...)` makes, every
-field on the instance, for every submission number (UIDs zero-padded to 12 digits, longer ones
-as they are) and for workloads with CPU-only pod sets."""
+"""The admitter builds each job's Kueue Workload from parts it keeps per team and per shape
+(sim/kueue_admitter.py `submit`): the object must be the one `Workload(...)` makes from the team's
+namespace and queue, for every submission number (UIDs zero-padded to 12 digits, longer ones as
+they are) and for workloads with CPU-only pod sets."""
 
 from __future__ import annotations
 
 import dataclasses
 
-from hypothesis import given
-from hypothesis import strategies as st
-
-from gpuplane.kueue import PodSet, Workload
-from gpuplane.sim.kueue_admitter import KueueAdmitter, _new_workload
+from gpuplane.kueue import Workload
+from gpuplane.sim.kueue_admitter import KueueAdmitter
 from gpuplane.sim.requests import ask_for
 from gpuplane.traces import PodSet as TracePodSet
 from gpuplane.traces import Workload as TraceWorkload
@@ -19,29 +16,6 @@ from gpuplane.traces import Workload as TraceWorkload
 from .helpers import cluster_queue, flavor, local_queue, pool, team
 
 GPU = "nvidia.com/gpu"
-
-
-def _by_init(i: int, pod_sets: list[PodSet], priority: int = 0) -> Workload:
-    return Workload(
-        namespace="t",
-        name=f"wl-{i}",
-        uid=f"{i:012d}",
-        queue_name="lq",
-        priority=priority,
-        creation_time=float(i),
-        pod_sets=pod_sets,
-    )
-
-
-@given(st.integers(min_value=0, max_value=10**14), st.integers(min_value=-5, max_value=5))
-def test_a_workload_built_without_init_equals_the_dataclass_one(i: int, priority: int) -> None:
-    pod_sets = [PodSet("worker", 2, {GPU: 8})]
-    made = _new_workload("t", f"wl-{i}", f"t/wl-{i}", f"{i:012d}", "lq", priority, float(i), list(pod_sets))
-    want = _by_init(i, list(pod_sets), priority)
-    assert made == want
-    # every field on the instance, with the value __init__/__post_init__ give it
-    assert set(vars(made)) == {f.name for f in dataclasses.fields(Workload)}
-    assert vars(made) == vars(want)
 
 
 def test_the_admitter_submits_the_workload_the_dataclass_would_build() -> None:

@@ -7,7 +7,7 @@ admitted flavors back to pools (one ResourceFlavor per pool, named after it).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gpuplane.kueue import (
@@ -145,15 +145,14 @@ class KueueAdmitter:
         number = str(wl)
         digits = len(number)
         key = key_prefix + number
-        kwl = _new_workload(
-            namespace,
-            "wl-" + number,
-            key,
-            number if digits >= 12 else _ZEROS[digits:] + number,
-            local_queue,
-            workload.priority or team_priority,
-            workload.submit,
-            [*hit[1], *cpu_sets] if cpu_sets else list(hit[1]),
+        kwl = Workload(
+            namespace=namespace,
+            name="wl-" + number,
+            uid=number if digits >= 12 else _ZEROS[digits:] + number,
+            queue_name=local_queue,
+            priority=workload.priority or team_priority,
+            creation_time=workload.submit,
+            pod_sets=[*hit[1], *cpu_sets] if cpu_sets else list(hit[1]),
         )
         if not cpu_sets:  # the shape depends on the pod sets alone: one token per distinct shape
             known = hit[2]
@@ -333,44 +332,6 @@ def _cpu_pod_sets(pod_sets: tuple[TracePodSet, ...]) -> list[PodSet]:
 
 #: Pads a submission number to the 12 digits of a UID.
 _ZEROS = "0" * 12
-#: `object.__new__`, called generically (kueue.objects is pure Python: its classes are plain ones).
-_NEW: Callable[[type[Workload]], Workload] = object.__new__
-
-
-def _new_workload(
-    namespace: str,
-    name: str,
-    key: str,
-    uid: str,
-    queue_name: str,
-    priority: int,
-    creation_time: float,
-    pod_sets: list[PodSet],
-) -> Workload:
-    """`Workload(namespace=, name=, uid=, queue_name=, priority=, creation_time=, pod_sets=)`, every
-    other field at its default, built without the dataclass `__init__` (Python code: a tenth of a
-    twin run's submit cost); `key` is what `__post_init__` makes (`namespace/name`). Every field is
-    set on the instance, as `__init__` would (tests/sim/test_twin_workload.py holds the two equal)."""
-    kwl = _NEW(Workload)
-    kwl.namespace = namespace
-    kwl.name = name
-    kwl.queue_name = queue_name
-    kwl.priority = priority
-    kwl.creation_time = creation_time
-    kwl.pod_sets = pod_sets
-    kwl.uid = uid
-    kwl.active = True
-    kwl.admission = None
-    kwl.evicted = False
-    kwl.quota_reserved_time = None
-    kwl.problem = None
-    kwl.source = ""
-    kwl.requeue_time = None
-    kwl.owners = ()
-    kwl.runtime_hint = None
-    kwl.key = key
-    kwl.shape = None
-    return kwl
 
 
 @register_admitter("kueue")
