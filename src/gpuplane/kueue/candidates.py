@@ -51,6 +51,27 @@ class Source:
     check_equal: bool
     sorted_: SortedCandidates
 
+    # Written out: mypyc compiles this one; the one `dataclass` generates runs interpreted.
+    def __init__(
+        self,
+        state: CQState,
+        lca: rn.Node | None,
+        advantage: bool,
+        workloads: list[Workload],
+        end: int,
+        incoming: Workload,
+        check_equal: bool,
+        sorted_: SortedCandidates,
+    ) -> None:
+        self.state = state
+        self.lca = lca
+        self.advantage = advantage
+        self.workloads = workloads
+        self.end = end
+        self.incoming = incoming
+        self.check_equal = check_equal
+        self.sorted_ = sorted_
+
     def allowed(self, wl: Workload) -> bool:
         """LowerOrNewerEqualPriority: equal priority only when the incoming one is older."""
         if self.check_equal and wl.priority == self.incoming.priority:

@@ -46,6 +46,12 @@ class Target:
     cq: str
     reason: str
 
+    # Written out: mypyc compiles this one; the one `dataclass` generates runs interpreted.
+    def __init__(self, wl: Workload, cq: str, reason: str) -> None:
+        self.wl = wl
+        self.cq = cq
+        self.reason = reason
+
 
 @dataclass
 class _Cand:
@@ -53,6 +59,12 @@ class _Cand:
     cq: CQState
     lca: rn.Node | None
     variant: int
+
+    def __init__(self, wl: Workload, cq: CQState, lca: rn.Node | None, variant: int) -> None:
+        self.wl = wl
+        self.cq = cq
+        self.lca = lca
+        self.variant = variant
 
 
 @dataclass
@@ -66,6 +78,22 @@ class PreemptionCtx:
     requests: dict[FR, int]
     #: With TAS: does the workload's topology placement fit now (`tas.hook.fit_check`)? None otherwise.
     tas_fits: Callable[[], bool] | None = None
+
+    def __init__(
+        self,
+        snap: Snapshot,
+        wl: Workload,
+        state: CQState,
+        frs: frozenset[FR],
+        requests: dict[FR, int],
+        tas_fits: Callable[[], bool] | None = None,
+    ) -> None:
+        self.snap = snap
+        self.wl = wl
+        self.state = state
+        self.frs = frs
+        self.requests = requests
+        self.tas_fits = tas_fits
 
 
 def policy_allows(policy: str, incoming: Workload, cand: Workload) -> bool:
