@@ -1,0 +1,32 @@
+"""The engine's own small records write their `__init__` out so that mypyc compiles it (the one
+`dataclasses` generates runs interpreted, on every search and nomination). A written `__init__`
+must take what the generated one would — every init field, in order, with its default — and set
+every field to what it was given."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from typing import Any
+
+import pytest
+
+from gpuplane.kueue import candidates, preemption
+
+WRITTEN = [preemption.Target, preemption._Cand, preemption.PreemptionCtx, candidates.Source]
+
+
+@pytest.mark.parametrize("cls", WRITTEN, ids=lambda c: c.__name__)
+def test_a_written_init_takes_the_fields_in_order_and_sets_each(cls: type[Any]) -> None:
+    params = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    fields = [f for f in dataclasses.fields(cls) if f.init]
+    assert [p.name for p in params] == [f.name for f in fields]
+    for p, f in zip(params, fields, strict=True):
+        want = inspect.Parameter.empty if f.default is dataclasses.MISSING else f.default
+        assert p.default == want, f.name
+    # each field gets its own value (a sentinel per field, by keyword and by position)
+    values = {f.name: object() for f in fields}
+    for made in (cls(**values), cls(*values.values())):
+        assert {name: getattr(made, name) for name in values} == values
+    # the init is the class's own, not the generated one (whose code comes from "<string>")
+    assert cls.__init__.__code__.co_filename.endswith(".py")
