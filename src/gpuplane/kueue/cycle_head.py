@@ -32,6 +32,10 @@ class Entry:
     requeue: str = GENERIC
     message: str = ""
     inadmissible: bool = False
+    #: `mode()` of `_mode_of` (the assignment it was computed for; an entry's assignment is
+    #: replaced, never changed, once nominated: `assignment.settle_deferred`).
+    _mode: int = MODE_NOFIT
+    _mode_of: Assignment | None = None
 
     def usage(self) -> dict[FR, int]:
         """The quota the head's flavor assignment would use ({} when it has none)."""
@@ -39,4 +43,10 @@ class Entry:
 
     def mode(self) -> int:
         """The assignment's mode (fit, preempt, no fit)."""
-        return self.assignment.mode() if self.assignment is not None else MODE_NOFIT
+        a = self.assignment
+        if a is None:
+            return MODE_NOFIT
+        if a is not self._mode_of:
+            self._mode = a.mode()
+            self._mode_of = a
+        return self._mode
