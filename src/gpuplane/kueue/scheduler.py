@@ -61,10 +61,15 @@ def _heads(snap: Snapshot) -> list[Workload]:
     return heads
 
 
-def _entry(snap: Snapshot, wl: Workload) -> Entry:
-    """Nominate one head: its flavor assignment and preemption targets, or why it cannot be."""
-    cq_name, _ = snap.cq_for(wl)
-    state = snap.cqs[cq_name or ""]
+def _entry(snap: Snapshot, wl: Workload, state: CQState | None = None) -> Entry:
+    """Nominate one head: its flavor assignment and preemption targets, or why it cannot be.
+
+    `state`: the ClusterQueue whose queue the head was popped from (a pending workload is queued
+    in the ClusterQueue its LocalQueue names, `Snapshot._enqueue`, and LocalQueues are fixed once
+    the snapshot is built); None: looked up."""
+    if state is None:
+        cq_name, _ = snap.cq_for(wl)
+        state = snap.cqs[cq_name or ""]
     if snap.namespaces is not None:
         message, requeue = "", GENERIC
         ns = snap.namespaces.get(wl.namespace)
@@ -264,11 +269,11 @@ _NO_VICTIMS: dict[str, Target] = {}
 _NO_RESERVED: list[tuple[CQState, dict[FR, int]]] = []
 
 
-def _one_head(snap: Snapshot, wl: Workload, result: CycleResult) -> None:
+def _one_head(snap: Snapshot, wl: Workload, state: CQState, result: CycleResult) -> None:
     """A classical cycle with one head (one ClusterQueue with a heap): `schedule_cycle` without
     the lists and orderings that several heads need. The head is first and last in its cycle's
     order, so `_process` neither reserves for it nor checks again what its assignment checked."""
-    e = _entry(snap, wl)
+    e = _entry(snap, wl, state)
     if e.inadmissible:
         snap.reasons[wl.key] = e.message
         result.parked += _requeue(snap, e)
@@ -296,12 +301,18 @@ def schedule_cycle(snap: Snapshot, explain_pending: bool = False) -> CycleResult
     """
     snap.cycle += 1
     result = CycleResult(snap.cycle)
-    heads = _heads(snap)
-    if len(heads) == 1 and snap.fair_sharing is None:
-        _one_head(snap, heads[0], result)
+    active = snap.active
+    if len(active) == 1 and snap.fair_sharing is None:  # at most one head: no lists, no order
+        for name in active:
+            state = snap.cqs[name]
+            wl = state.queue.pop() if state.inactive is None else None
+            if wl is not None:
+                _one_head(snap, wl, state, result)
+            break
         if explain_pending:
             result.pending = pending_report(snap)
         return result
+    heads = _heads(snap)
     entries, bad = _nominate(snap, heads)
     if any(e.assignment is not None and e.assignment.deferred for e in entries):
         settle_deferred(snap, entries)  # later-flavors-first: complete the reasons that may be shown

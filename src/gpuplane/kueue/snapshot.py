@@ -80,12 +80,18 @@ class LazyText:
         raise NotImplementedError
 
 
-@dataclass
+@dataclass(init=False)
 class ScanState:
-    """Flavor scan progress of a workload (FlavorFungibilityPreserveScanProgress)."""
+    """Flavor scan progress of a workload (FlavorFungibilityPreserveScanProgress).
+
+    (Its own `__init__`: the compiled twin runs it natively; see `results`' docstring.)"""
 
     last_tried: dict[tuple[int, str], int]
     generation: int
+
+    def __init__(self, last_tried: dict[tuple[int, str], int], generation: int) -> None:
+        self.last_tried = last_tried
+        self.generation = generation
 
 
 class Snapshot:
@@ -240,11 +246,8 @@ class Snapshot:
         Without heads a cycle changes nothing (every pending workload is set aside as inadmissible
         or waits in a queue that is stopped or inactive), so a caller may skip it.
         """
-        active = self.active
-        if not active:
-            return False
         cqs = self.cqs
-        return any(cqs[name].inactive is None for name in active)
+        return any(cqs[name].inactive is None for name in self.active)
 
     def cq_for(self, wl: Workload) -> tuple[str | None, str | None]:
         """(ClusterQueue name, problem): resolve the workload's LocalQueue."""
