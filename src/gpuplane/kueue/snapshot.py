@@ -374,9 +374,11 @@ class Snapshot:
         wl = self.workloads.pop(key, None)
         if wl is None:
             return
-        self.unqueued.pop(key, None)
+        if self.unqueued:
+            self.unqueued.pop(key, None)
         self.reasons.pop(key, None)
-        self.scan.pop(key, None)
+        if self.scan:
+            self.scan.pop(key, None)
         if wl.admission is not None:
             self._notify(self._release(wl))
             return
