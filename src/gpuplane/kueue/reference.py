@@ -5,14 +5,15 @@ timestamp unchanged. `use_reference_engine(True)` turns them all off for snapsho
 afterwards: the one-by-one requeue of Kueue's queue manager (`queues.ClusterQueueQueue` instead
 of `shape_queue.ShapeQueue`), the preemption search without its bound, every classical
 search run even when `no_victims` proves it finds nothing, every flavor's preemption simulation
-run even when a later flavor fits (`flavor_assigner.use_later_flavors_first`). (The fair
+run even when a later flavor fits (`flavor_assigner.use_later_flavors_first`), every cycle through
+the general path (`scheduler.use_one_head_path`). (The fair
 quota-tree bound, `fair_preemption.use_whole_source_bound`, is off in both by default.) The
 differential tests (tests/kueue/test_differential.py) run both and compare outputs byte for byte.
 """
 
 from __future__ import annotations
 
-from gpuplane.kueue import flavor_assigner, no_victims, preemption, snapshot
+from gpuplane.kueue import flavor_assigner, no_victims, preemption, scheduler, snapshot
 from gpuplane.kueue.shape_queue import ShapeQueue
 
 
@@ -22,6 +23,7 @@ def use_reference_engine(on: bool) -> None:
     preemption.use_attempt_bound(not on)
     no_victims.use_no_victims_test(not on)
     flavor_assigner.use_later_flavors_first(not on)
+    scheduler.use_one_head_path(not on)
 
 
 def reference_engine_on() -> bool:

@@ -265,6 +265,17 @@ def _requeue(snap: Snapshot, e: Entry) -> int:
     return 1
 
 
+#: Whether a cycle with one active ClusterQueue takes `_one_head` (off: the general path, which
+#: decides the same; tests/kueue/test_cycle_upkeep.py compares the two).
+ONE_HEAD_PATH = True
+
+
+def use_one_head_path(on: bool) -> None:
+    """Take the one-head path of a classical cycle when one ClusterQueue is active (`on`), or not."""
+    global ONE_HEAD_PATH
+    ONE_HEAD_PATH = on
+
+
 _NO_VICTIMS: dict[str, Target] = {}
 _NO_RESERVED: list[tuple[CQState, dict[FR, int]]] = []
 
@@ -302,7 +313,7 @@ def schedule_cycle(snap: Snapshot, explain_pending: bool = False) -> CycleResult
     snap.cycle += 1
     result = CycleResult(snap.cycle)
     active = snap.active
-    if len(active) == 1 and snap.fair_sharing is None:  # at most one head: no lists, no order
+    if len(active) == 1 and snap.fair_sharing is None and ONE_HEAD_PATH:  # one head at most
         for name in active:
             state = snap.cqs[name]
             wl = state.queue.pop() if state.inactive is None else None
