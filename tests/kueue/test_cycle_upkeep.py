@@ -21,14 +21,14 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpuplane.kueue import Snapshot, scheduler
+from gpuplane.kueue import Snapshot, Workload, scheduler
 from gpuplane.kueue.scheduler import pending_report, schedule_cycle
 from tests.kueue.kueue_builders import cq, flavors, group, wl, world
 
 _CQS = {"a1": "c1", "a2": "c1", "b1": "c2", "b2": "c2", "solo": None}
 
 
-def _world(seed: int, strategy: str, preempt: bool) -> tuple[Snapshot, list[object]]:
+def _world(seed: int, strategy: str, preempt: bool) -> tuple[Snapshot, list[Workload]]:
     rng = random.Random(seed)
     policy = "LowerPriority" if preempt else "Never"
     objs: list[object] = [*flavors("gpu")]
