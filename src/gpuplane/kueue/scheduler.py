@@ -29,9 +29,10 @@ from gpuplane.kueue.snapshot import CQState, ScanState, Snapshot
 from gpuplane.kueue.tas.hook import still_fits as tas_still_fits
 
 
-def _heads(snap: Snapshot) -> list[Workload]:
+def _heads(snap: Snapshot, states: list[CQState] | None = None) -> list[Workload]:
     """One head per active ClusterQueue with a non-empty heap, in ClusterQueue name order
-    (`Heads()`: one head per ClusterQueue per cycle, ../shared/reference/kueue.md §3)."""
+    (`Heads()`: one head per ClusterQueue per cycle, ../shared/reference/kueue.md §3).
+    `states`, when given, gets the ClusterQueue of each head (same order)."""
     active = snap.active
     n = len(active)
     if n == 0:
@@ -46,7 +47,11 @@ def _heads(snap: Snapshot) -> list[Workload]:
         if state.inactive is not None:
             return []
         wl = state.queue.pop()
-        return [wl] if wl is not None else []
+        if wl is None:
+            return []
+        if states is not None:
+            states.append(state)
+        return [wl]
     # Name order: sort the few active names, or filter the names kept sorted once (many).
     order = snap.head_order
     names = sorted(active) if 8 * n < len(order) else [name for name in order if name in active]
@@ -58,6 +63,8 @@ def _heads(snap: Snapshot) -> list[Workload]:
         wl = state.queue.pop()
         if wl is not None:
             heads.append(wl)
+            if states is not None:
+                states.append(state)
     return heads
 
 
@@ -86,11 +93,14 @@ def _entry(snap: Snapshot, wl: Workload, state: CQState | None = None) -> Entry:
     return Entry(wl, state, assignment, targets)
 
 
-def _nominate(snap: Snapshot, heads: list[Workload]) -> tuple[list[Entry], list[Entry]]:
+def _nominate(
+    snap: Snapshot, heads: list[Workload], states: list[CQState] | None = None
+) -> tuple[list[Entry], list[Entry]]:
+    """Nominate every head; `states`: their ClusterQueues (from `_heads`), else looked up."""
     entries: list[Entry] = []
     bad: list[Entry] = []
-    for wl in heads:
-        e = _entry(snap, wl)
+    for i, wl in enumerate(heads):
+        e = _entry(snap, wl, states[i] if states is not None else None)
         if e.inadmissible:
             bad.append(e)
         else:
@@ -323,8 +333,9 @@ def schedule_cycle(snap: Snapshot, explain_pending: bool = False) -> CycleResult
         if explain_pending:
             result.pending = pending_report(snap)
         return result
-    heads = _heads(snap)
-    entries, bad = _nominate(snap, heads)
+    states: list[CQState] = []
+    heads = _heads(snap, states)
+    entries, bad = _nominate(snap, heads, states)
     if any(e.assignment is not None and e.assignment.deferred for e in entries):
         settle_deferred(snap, entries)  # later-flavors-first: complete the reasons that may be shown
     victims: dict[str, Target] = {}
