@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterator, Sized
 
 from gpuplane.kueue.objects import Workload
 
@@ -43,36 +43,93 @@ def queue_order_key(wl: Workload, sticky: bool = False) -> tuple[int, int, float
     return (0 if sticky else 1, -wl.priority, wl.order_time, wl.uid, wl.key)
 
 
-class ClusterQueueQueue:
-    """The pending workloads of one ClusterQueue.
+class PendingQueue:
+    """What the scheduler and the snapshot ask of a ClusterQueue's pending queue: the interface of
+    `ClusterQueueQueue` (the reference) and `shape_queue.ShapeQueue` (the engine's).
+
+    One base class (not a union of the two) so the compiled twin calls its methods through a
+    vtable instead of a generic attribute lookup. `active` and `parked` are sets shared by all
+    queues of a snapshot: the `name` of every queue whose heap is not empty, and of every queue
+    with workloads set aside as inadmissible (what a release wakes: `Snapshot._notify`).
+    """
+
+    __slots__ = ("active", "inadmissible", "name", "parked", "sticky", "strategy")
+
+    strategy: str
+    name: str
+    sticky: str | None
+    active: set[str]
+    parked: set[str]
+    #: The set-aside workloads: `len()` and truth (what `Snapshot` and `eta` ask of it).
+    inadmissible: Sized
+
+    def __len__(self) -> int:
+        raise NotImplementedError
+
+    def push(self, wl: Workload) -> None:
+        """Put a workload into the active heap (replacing any older entry for it)."""
+        raise NotImplementedError
+
+    def park(self, wl: Workload) -> None:
+        """Put a workload into the inadmissible set."""
+        raise NotImplementedError
+
+    def park_equivalent(self, wl: Workload) -> int:
+        """SchedulingEquivalenceHashing: park heap workloads shaped like `wl` (same fate); how many."""
+        raise NotImplementedError
+
+    def park_shape(self, wl: Workload) -> int:
+        """`park(wl)` then `park_equivalent(wl)`: a head that failed, set aside with every heap
+        workload of its shape; how many were set aside (the head included)."""
+        self.park(wl)
+        return 1 + self.park_equivalent(wl)
+
+    def delete(self, key: str) -> None:
+        """Forget a workload (admitted, finished or deleted)."""
+        raise NotImplementedError
+
+    def pop(self) -> Workload | None:
+        """Remove and return the head of the active heap."""
+        raise NotImplementedError
+
+    def requeue_inadmissible(self) -> None:
+        """Move every inadmissible workload back to the heap (capacity may have been freed)."""
+        raise NotImplementedError
+
+    def where(self, key: str) -> str | None:
+        """`heap`, `inadmissible`, or None when the workload is not queued here."""
+        raise NotImplementedError
+
+    def heap_workloads(self) -> Iterator[Workload]:
+        """Workloads in the active heap, in queue order."""
+        raise NotImplementedError
+
+
+class ClusterQueueQueue(PendingQueue):
+    """The pending workloads of one ClusterQueue (the reference: Kueue's one-by-one requeue).
 
     `active`, when given, is a set shared by all queues of a snapshot that holds the `name` of
     every queue whose heap is not empty, so a cycle finds its heads without looking at idle
-    queues. `_live` maps each workload in the heap to its current entry (sequence number) and its
-    shape; `_by_shape` groups those workloads by shape (for SchedulingEquivalenceHashing).
+    queues; `parked`, likewise, of every queue with workloads set aside. `_live` maps each
+    workload in the heap to its current entry (sequence number) and its shape; `_by_shape` groups
+    those workloads by shape (for SchedulingEquivalenceHashing).
     """
 
-    __slots__ = (
-        "_by_shape",
-        "_heap",
-        "_live",
-        "_seq",
-        "active",
-        "inadmissible",
-        "name",
-        "sticky",
-        "strategy",
-    )
+    __slots__ = ("_by_shape", "_heap", "_live", "_parked", "_seq")
 
-    def __init__(self, strategy: str, name: str = "", active: set[str] | None = None) -> None:
+    def __init__(
+        self, strategy: str, name: str = "", active: set[str] | None = None, parked: set[str] | None = None
+    ) -> None:
         self.strategy = strategy
         self.name = name
-        self.active: set[str] = active if active is not None else set()
+        self.active = active if active is not None else set()
+        self.parked = parked if parked is not None else set()
         self._heap: list[tuple[tuple[int, int, float, str, str], int, Workload]] = []
         self._live: dict[str, tuple[int, Shape]] = {}
         self._by_shape: dict[Shape, dict[str, Workload]] = {}
-        self.inadmissible: dict[str, Workload] = {}
-        self.sticky: str | None = None
+        self._parked: dict[str, Workload] = {}
+        self.inadmissible = self._parked
+        self.sticky = None
         self._seq = itertools.count()  # entry numbers: only ever compared within this heap
 
     def _drop(self, key: str) -> bool:
@@ -89,14 +146,18 @@ class ClusterQueueQueue:
             del self._by_shape[entry[1]]
         return True
 
+    def _unpark(self, key: str) -> None:
+        parked = self._parked
+        if parked and parked.pop(key, None) is not None and not parked:
+            self.parked.discard(self.name)
+
     def __len__(self) -> int:
-        return len(self._live) + len(self.inadmissible)
+        return len(self._live) + len(self._parked)
 
     def push(self, wl: Workload) -> None:
         """Put a workload into the active heap (replacing any older entry for it)."""
         key = wl.key
-        if self.inadmissible:
-            self.inadmissible.pop(key, None)
+        self._unpark(key)
         live = self._live
         if key in live:
             self._drop(key)
@@ -119,13 +180,14 @@ class ClusterQueueQueue:
     def park(self, wl: Workload) -> None:
         """Put a workload into the inadmissible set."""
         self._drop(wl.key)
-        self.inadmissible[wl.key] = wl
+        if not self._parked:
+            self.parked.add(self.name)
+        self._parked[wl.key] = wl
 
     def delete(self, key: str) -> None:
         """Forget a workload (admitted, finished or deleted)."""
         self._drop(key)
-        if self.inadmissible:
-            self.inadmissible.pop(key, None)
+        self._unpark(key)
         if self.sticky == key:
             self.sticky = None
 
@@ -142,10 +204,11 @@ class ClusterQueueQueue:
 
     def requeue_inadmissible(self) -> None:
         """Move every inadmissible workload back to the heap (capacity may have been freed)."""
-        if not self.inadmissible:
+        if not self._parked:
             return
-        parked = list(self.inadmissible.values())
-        self.inadmissible.clear()
+        parked = list(self._parked.values())
+        self._parked.clear()
+        self.parked.discard(self.name)
         for wl in parked:
             self.push(wl)
 
@@ -153,7 +216,7 @@ class ClusterQueueQueue:
         """`heap`, `inadmissible`, or None when the workload is not queued here."""
         if key in self._live:
             return HEAP
-        if key in self.inadmissible:
+        if key in self._parked:
             return INADMISSIBLE
         return None
 

@@ -8,14 +8,23 @@ search run even when `no_victims` proves it finds nothing, every flavor's preemp
 run even when a later flavor fits (`flavor_assigner.use_later_flavors_first`), every search
 after the oracle's empty one for the same quantity run again with the other resources' requests
 (`assignment.use_oracle_reuse`), a rescanned cohort subtree's candidate lists built again
-(`candidates.use_scan_reuse`). (The fair
+(`candidates.use_scan_reuse`), every cycle through the general path
+(`scheduler.use_one_head_path`). (The fair
 quota-tree bound, `fair_preemption.use_whole_source_bound`, is off in both by default.) The
 differential tests (tests/kueue/test_differential.py) run both and compare outputs byte for byte.
 """
 
 from __future__ import annotations
 
-from gpuplane.kueue import assignment, candidates, flavor_assigner, no_victims, preemption, snapshot
+from gpuplane.kueue import (
+    assignment,
+    candidates,
+    flavor_assigner,
+    no_victims,
+    preemption,
+    scheduler,
+    snapshot,
+)
 from gpuplane.kueue.shape_queue import ShapeQueue
 
 
@@ -27,6 +36,7 @@ def use_reference_engine(on: bool) -> None:
     flavor_assigner.use_later_flavors_first(not on)
     assignment.use_oracle_reuse(not on)
     candidates.use_scan_reuse(not on)
+    scheduler.use_one_head_path(not on)
 
 
 def reference_engine_on() -> bool:

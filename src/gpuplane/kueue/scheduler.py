@@ -29,42 +29,82 @@ from gpuplane.kueue.snapshot import CQState, ScanState, Snapshot
 from gpuplane.kueue.tas.hook import still_fits as tas_still_fits
 
 
-def _heads(snap: Snapshot) -> list[Workload]:
-    """One head per active ClusterQueue with a non-empty heap, in ClusterQueue name order."""
-    heads = []
-    cqs = snap.cqs
+def _heads(snap: Snapshot, states: list[CQState] | None = None) -> list[Workload]:
+    """One head per active ClusterQueue with a non-empty heap, in ClusterQueue name order
+    (`Heads()`: one head per ClusterQueue per cycle, ../shared/reference/kueue.md §3).
+    `states`, when given, gets the ClusterQueue of each head (same order)."""
     active = snap.active
-    for name in sorted(active) if len(active) > 1 else list(active):
+    n = len(active)
+    if n == 0:
+        return []
+    cqs = snap.cqs
+    if n == 1:
+        for name in active:
+            state = cqs[name]
+            break
+        else:  # (unreachable: one name)
+            return []
+        if state.inactive is not None:
+            return []
+        wl = state.queue.pop()
+        if wl is None:
+            return []
+        if states is not None:
+            states.append(state)
+        return [wl]
+    # Name order: sort the few active names, or filter the names kept sorted once (many).
+    order = snap.head_order
+    names = sorted(active) if 8 * n < len(order) else [name for name in order if name in active]
+    heads = []
+    for name in names:
         state = cqs[name]
         if state.inactive is not None:
             continue
         wl = state.queue.pop()
         if wl is not None:
             heads.append(wl)
+            if states is not None:
+                states.append(state)
     return heads
 
 
-def _nominate(snap: Snapshot, heads: list[Workload]) -> tuple[list[Entry], list[Entry]]:
-    entries: list[Entry] = []
-    bad: list[Entry] = []
-    for wl in heads:
+def _entry(snap: Snapshot, wl: Workload, state: CQState | None = None) -> Entry:
+    """Nominate one head: its flavor assignment and preemption targets, or why it cannot be.
+
+    `state`: the ClusterQueue whose queue the head was popped from (a pending workload is queued
+    in the ClusterQueue its LocalQueue names, `Snapshot._enqueue`, and LocalQueues are fixed once
+    the snapshot is built); None: looked up."""
+    if state is None:
         cq_name, _ = snap.cq_for(wl)
         state = snap.cqs[cq_name or ""]
-        e = Entry(wl, state)
-        selector = state.spec.namespace_selector
-        if snap.namespaces is not None:
-            ns = snap.namespaces.get(wl.namespace)
-            if ns is None:
-                e.message = f"namespace {wl.namespace} not found"
-            elif selector is None or not selector.matches(ns.labels):
-                e.message = f"Workload namespace doesn't match ClusterQueue {state.name} selector"
-                e.requeue = NAMESPACE_MISMATCH
-        if e.message:
-            e.inadmissible = True
+    if snap.namespaces is not None:
+        message, requeue = "", GENERIC
+        ns = snap.namespaces.get(wl.namespace)
+        if ns is None:
+            message = f"namespace {wl.namespace} not found"
+        else:
+            selector = state.spec.namespace_selector
+            if selector is None or not selector.matches(ns.labels):
+                message = f"Workload namespace doesn't match ClusterQueue {state.name} selector"
+                requeue = NAMESPACE_MISMATCH
+        if message:
+            return Entry(wl, state, None, [], "", requeue, message, True)
+    assignment, targets = assignments(snap, wl, state)
+    return Entry(wl, state, assignment, targets)
+
+
+def _nominate(
+    snap: Snapshot, heads: list[Workload], states: list[CQState] | None = None
+) -> tuple[list[Entry], list[Entry]]:
+    """Nominate every head; `states`: their ClusterQueues (from `_heads`), else looked up."""
+    entries: list[Entry] = []
+    bad: list[Entry] = []
+    for i, wl in enumerate(heads):
+        e = _entry(snap, wl, states[i] if states is not None else None)
+        if e.inadmissible:
             bad.append(e)
-            continue
-        e.assignment, e.targets = assignments(snap, wl, state)
-        entries.append(e)
+        else:
+            entries.append(e)
     return entries, bad
 
 
@@ -189,39 +229,89 @@ def _admit(snap: Snapshot, e: Entry, usage: dict[FR, int], result: CycleResult) 
 
 
 def _requeue(snap: Snapshot, e: Entry) -> int:
-    """Put a head that was not admitted back: heap or inadmissible set; returns how many were parked."""
+    """Put a head that was not admitted back (`RequeueIfNotPresent`, ../shared/reference/kueue.md
+    §3): heap or inadmissible set; returns how many were parked."""
     q = e.state.queue
     if e.status == "admitted":
         return 0
+    wl = e.wl
+    key = wl.key
     reason = e.requeue
     if e.status == "skipped" and reason == GENERIC:
         reason = FAILED_AFTER_NOMINATION
-        snap.scan.pop(e.wl.key, None)
+        if snap.scan:
+            snap.scan.pop(key, None)
     elif reason != PENDING_PREEMPTION and e.assignment is not None:
         # FlavorFungibilityPreserveScanProgress: the next nomination resumes the flavor scan.
-        # (the cycle's assignment is never changed after it, so its map is kept, not copied)
-        snap.scan[e.wl.key] = ScanState(e.assignment.last_tried, e.state.generation)
+        # (the cycle's assignment is never changed after it, so its map is kept, not copied; the
+        # flavor assigner reads a ScanState's fields, never keeps it: one is updated in place)
+        scan = snap.scan.get(key)
+        if scan is None:
+            snap.scan[key] = ScanState(e.assignment.last_tried, e.state.generation)
+        else:
+            scan.last_tried = e.assignment.last_tried
+            scan.generation = e.state.generation
     if reason == PENDING_PREEMPTION:
         if q.strategy != "StrictFIFO":
-            q.sticky = e.wl.key
-        q.push(e.wl)
+            q.sticky = key
+        q.push(wl)
         return 0
-    if q.sticky == e.wl.key:
+    if q.sticky == key:
         q.sticky = None
     if q.strategy == "StrictFIFO":
         if reason == NAMESPACE_MISMATCH:
-            q.park(e.wl)
+            q.park(wl)
             return 1
-        q.push(e.wl)
+        q.push(wl)
         return 0
-    pending_flavors = e.assignment is not None and e.assignment.pending_flavors()
-    if reason == FAILED_AFTER_NOMINATION or (not e.inadmissible and pending_flavors):
-        q.push(e.wl)
+    if reason == FAILED_AFTER_NOMINATION or (
+        not e.inadmissible and e.assignment is not None and e.assignment.pending_flavors()
+    ):
+        q.push(wl)
         return 0
-    q.park(e.wl)
     if not e.inadmissible and reason == GENERIC:
-        return 1 + q.park_equivalent(e.wl)
+        return q.park_shape(wl)  # SchedulingEquivalenceHashing: its shape goes aside with it
+    q.park(wl)
     return 1
+
+
+#: Whether a cycle with one active ClusterQueue takes `_one_head` (off: the general path, which
+#: decides the same; tests/kueue/test_cycle_upkeep.py compares the two).
+ONE_HEAD_PATH = True
+
+
+def use_one_head_path(on: bool) -> None:
+    """Take the one-head path of a classical cycle when one ClusterQueue is active (`on`), or not."""
+    global ONE_HEAD_PATH
+    ONE_HEAD_PATH = on
+
+
+_NO_VICTIMS: dict[str, Target] = {}
+_NO_RESERVED: list[tuple[CQState, dict[FR, int]]] = []
+
+
+def _one_head(snap: Snapshot, wl: Workload, state: CQState, result: CycleResult) -> None:
+    """A classical cycle with one head (one ClusterQueue with a heap): `schedule_cycle` without
+    the lists and orderings that several heads need. The head is first and last in its cycle's
+    order, so `_process` neither reserves for it nor checks again what its assignment checked."""
+    e = _entry(snap, wl, state)
+    if e.inadmissible:
+        snap.reasons[wl.key] = e.message
+        result.parked += _requeue(snap, e)
+        return
+    a = e.assignment
+    if a is not None and a.deferred:
+        settle_deferred(snap, [e])
+    if e.targets and e.mode() == MODE_PREEMPT:
+        reserved: list[tuple[CQState, dict[FR, int]]] = []
+        _process(snap, e, {}, reserved, result, last=True, first=True)
+        for state, amount in reserved:
+            rn.add_usage_map(state.node, amount, -1)
+    else:  # (these paths write into neither `victims` nor `reserved`)
+        _process(snap, e, _NO_VICTIMS, _NO_RESERVED, result, last=True, first=True)
+    if e.status != "admitted":  # (an admitted workload's reason was dropped by snap.admit)
+        snap.reasons[wl.key] = entry_reason(snap, e)
+        result.parked += _requeue(snap, e)
 
 
 def schedule_cycle(snap: Snapshot, explain_pending: bool = False) -> CycleResult:
@@ -232,9 +322,22 @@ def schedule_cycle(snap: Snapshot, explain_pending: bool = False) -> CycleResult
     """
     snap.cycle += 1
     result = CycleResult(snap.cycle)
-    heads = _heads(snap)
-    entries, bad = _nominate(snap, heads)
-    settle_deferred(snap, entries)  # later-flavors-first: complete the reasons that may be shown
+    active = snap.active
+    if len(active) == 1 and snap.fair_sharing is None and ONE_HEAD_PATH:  # one head at most
+        for name in active:
+            state = snap.cqs[name]
+            wl = state.queue.pop() if state.inactive is None else None
+            if wl is not None:
+                _one_head(snap, wl, state, result)
+            break
+        if explain_pending:
+            result.pending = pending_report(snap)
+        return result
+    states: list[CQState] = []
+    heads = _heads(snap, states)
+    entries, bad = _nominate(snap, heads, states)
+    if any(e.assignment is not None and e.assignment.deferred for e in entries):
+        settle_deferred(snap, entries)  # later-flavors-first: complete the reasons that may be shown
     victims: dict[str, Target] = {}
     reserved: list[tuple[CQState, dict[FR, int]]] = []
     if snap.fair_sharing is None:

@@ -31,15 +31,13 @@ from gpuplane.kueue.objects import (
     ResourceGroup,
     Workload,
 )
-from gpuplane.kueue.queues import HEAP, INADMISSIBLE, ClusterQueueQueue
+from gpuplane.kueue.queues import HEAP, INADMISSIBLE, ClusterQueueQueue, PendingQueue
 from gpuplane.kueue.shape_queue import ShapeQueue
-
-PendingQueue = ShapeQueue | ClusterQueueQueue
 
 #: The pending-queue class of new snapshots. `ShapeQueue` parks and wakes a shape group at once;
 #: `ClusterQueueQueue` (Kueue's one-by-one requeue) is the reference the differential tests
 #: compare it with (`use_reference_queues`).
-QUEUE_CLASS: type[PendingQueue] = ShapeQueue
+QUEUE_CLASS: type[ShapeQueue] | type[ClusterQueueQueue] = ShapeQueue
 
 
 def use_reference_queues(on: bool) -> None:
@@ -82,12 +80,18 @@ class LazyText:
         raise NotImplementedError
 
 
-@dataclass
+@dataclass(init=False)
 class ScanState:
-    """Flavor scan progress of a workload (FlavorFungibilityPreserveScanProgress)."""
+    """Flavor scan progress of a workload (FlavorFungibilityPreserveScanProgress).
+
+    (Its own `__init__`: the compiled twin runs it natively; see `results`' docstring.)"""
 
     last_tried: dict[tuple[int, str], int]
     generation: int
+
+    def __init__(self, last_tried: dict[tuple[int, str], int], generation: int) -> None:
+        self.last_tried = last_tried
+        self.generation = generation
 
 
 class Snapshot:
@@ -112,9 +116,13 @@ class Snapshot:
         self.cycle = 0
         #: ClusterQueues whose heap is not empty (kept by their queues).
         self.active: set[str] = set()
-        #: Per ClusterQueue, the queues of every ClusterQueue in its cohort tree (the tree is
-        #: fixed once built), which a release of quota wakes up.
-        self._tree_queues: dict[str, list[PendingQueue]] = {}
+        #: ClusterQueues with workloads set aside as inadmissible (kept by their queues).
+        self.parked: set[str] = set()
+        #: Per ClusterQueue, the root of its cohort tree (itself without a cohort; the tree is
+        #: fixed once built): a release of quota wakes the parked queues of that tree.
+        self._root_of: dict[str, rn.Node] = {}
+        #: ClusterQueue names in name order, without the inactive ones (the order of a cycle's heads).
+        self.head_order: list[str] = []
         #: Admitted workloads whose ClusterQueue is unknown (kept in `workloads`, charged nowhere).
         self._unplaced: dict[str, Workload] = {}
         #: Topology-aware scheduling state (`gpuplane.kueue.tas.state.TASState`), None without TAS.
@@ -199,7 +207,7 @@ class Snapshot:
         for cq in cqs:
             node = rn.Node(cq.name, is_cq=True, weight=cq.fair_weight)
             node.set_quotas(cq.resource_groups)
-            state = CQState(cq, node, QUEUE_CLASS(cq.queueing_strategy, cq.name, self.active))
+            state = CQState(cq, node, QUEUE_CLASS(cq.queueing_strategy, cq.name, self.active, self.parked))
             for group in cq.resource_groups:
                 for res in group.covered_resources:
                     state.group_of.setdefault(res, group)  # first group wins, as RGByResource
@@ -215,8 +223,8 @@ class Snapshot:
                 rn.compute_quotas(state.node)
             state.inactive = self._inactive_reason(state, cyclic)
         for state in self.cqs.values():
-            tree = [self.cqs[n.name].queue for n in state.node.root().subtree_cqs()]
-            self._tree_queues[state.name] = tree
+            self._root_of[state.name] = state.node.root()
+        self.head_order = sorted(name for name, state in self.cqs.items() if state.inactive is None)
 
     def _inactive_reason(self, state: CQState, cyclic: set[str]) -> str | None:
         spec = state.spec
@@ -238,11 +246,8 @@ class Snapshot:
         Without heads a cycle changes nothing (every pending workload is set aside as inadmissible
         or waits in a queue that is stopped or inactive), so a caller may skip it.
         """
-        active = self.active
-        if not active:
-            return False
         cqs = self.cqs
-        return any(cqs[name].inactive is None for name in active)
+        return any(cqs[name].inactive is None for name in self.active)
 
     def cq_for(self, wl: Workload) -> tuple[str | None, str | None]:
         """(ClusterQueue name, problem): resolve the workload's LocalQueue."""
@@ -340,21 +345,40 @@ class Snapshot:
         return state
 
     def _notify(self, state: CQState | None) -> None:
-        """Capacity may be free: requeue inadmissible workloads of the whole cohort tree."""
-        if state is None:
+        """Capacity may be free: requeue inadmissible workloads of the whole cohort tree.
+
+        Kueue moves every inadmissible workload of the tree back (`QueueInadmissibleWorkloads`,
+        ../shared/reference/kueue.md §3); the queues that hold none are not visited: `parked`
+        names those that do, so a release costs what it wakes, not the number of ClusterQueues.
+        Each queue's requeue touches only that queue, so their order does not matter."""
+        parked = self.parked
+        if state is None or not parked:
             return
-        for queue in self._tree_queues[state.name]:
-            if queue.inadmissible:
-                queue.requeue_inadmissible()
+        root = self._root_of[state.name]
+        cqs = self.cqs
+        if len(parked) == 1:
+            for name in parked:
+                if self._root_of[name] is root:
+                    queue = cqs[name].queue
+                    break
+            else:
+                return
+            queue.requeue_inadmissible()
+            return
+        root_of = self._root_of
+        for name in [n for n in parked if root_of[n] is root]:
+            cqs[name].queue.requeue_inadmissible()
 
     def finish(self, key: str) -> None:
         """A workload ended (or was deleted): release its quota or drop it from its queue."""
         wl = self.workloads.pop(key, None)
         if wl is None:
             return
-        self.unqueued.pop(key, None)
+        if self.unqueued:
+            self.unqueued.pop(key, None)
         self.reasons.pop(key, None)
-        self.scan.pop(key, None)
+        if self.scan:
+            self.scan.pop(key, None)
         if wl.admission is not None:
             self._notify(self._release(wl))
             return
