@@ -64,6 +64,22 @@ class Toleration(Record):
             return True
         return self.value == taint.value
 
+    # Written out (what `dataclass` generates, as mypyc compiles it): TAS keys its per-shape
+    # caches by pod sets' tolerations and affinity terms, hashed and compared on every placement.
+    def __hash__(self) -> int:
+        return hash((self.key, self.operator, self.value, self.effect))
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, Toleration)
+        return (self.key, self.operator, self.value, self.effect) == (
+            other.key,
+            other.operator,
+            other.value,
+            other.effect,
+        )
+
 
 @dataclass(frozen=True)
 class Taint(Record):
@@ -101,6 +117,16 @@ class SelectorRequirement(Record):
                 return False
             return have > want if op == "Gt" else have < want
         return False
+
+    # Written out, as Toleration's: part of the affinity terms TAS keys its caches by.
+    def __hash__(self) -> int:
+        return hash((self.key, self.operator, self.values))
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, SelectorRequirement)
+        return (self.key, self.operator, self.values) == (other.key, other.operator, other.values)
 
 
 @dataclass(frozen=True)

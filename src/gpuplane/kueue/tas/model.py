@@ -126,6 +126,28 @@ class TASPodSetRequest:
     tolerations: tuple[Any, ...] = ()
     affinity_terms: tuple[tuple[Any, ...], ...] | None = None
 
+    # Written out: mypyc compiles this one (the dataclass-generated one runs interpreted, and TAS
+    # builds a request per pod set on every nomination); None stands for the default_factory.
+    def __init__(
+        self,
+        name: str,
+        count: int,
+        per_pod: dict[str, int],
+        request: TopologyRequest,
+        implied: bool = False,
+        node_selector: Mapping[str, str] | None = None,
+        tolerations: tuple[Any, ...] = (),
+        affinity_terms: tuple[tuple[Any, ...], ...] | None = None,
+    ) -> None:
+        self.name = name
+        self.count = count
+        self.per_pod = per_pod
+        self.request = request
+        self.implied = implied
+        self.node_selector = {} if node_selector is None else node_selector
+        self.tolerations = tolerations
+        self.affinity_terms = affinity_terms
+
 
 def from_v1beta1(data: Mapping[str, Any]) -> TopologyAssignment:
     """Read a v1beta1 `topologyAssignment` (levels + domains)."""
