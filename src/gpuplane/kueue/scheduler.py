@@ -39,11 +39,7 @@ def _heads(snap: Snapshot, states: list[CQState] | None = None) -> list[Workload
         return []
     cqs = snap.cqs
     if n == 1:
-        for name in active:
-            state = cqs[name]
-            break
-        else:  # (unreachable: one name)
-            return []
+        state = cqs[next(iter(active))]
         if state.inactive is not None:
             return []
         wl = state.queue.pop()

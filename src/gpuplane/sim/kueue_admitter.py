@@ -60,10 +60,8 @@ class KueueAdmitter:
         self.snap = Snapshot.from_objects(parsed.objects, fair_sharing=fair_sharing)
         self.pools = pools
         self.teams = {t.name: t for t in teams}
-        #: Per team: namespace, LocalQueue, default priority and the start of its workloads' keys.
-        self._team_queue = {
-            t.name: (t.namespace, t.local_queue, t.priority, f"{t.namespace}/wl-") for t in teams
-        }
+        #: Per team: namespace, LocalQueue and default priority.
+        self._team_queue = {t.name: (t.namespace, t.local_queue, t.priority) for t in teams}
         self.keys: dict[int, str] = {}
         self.index: dict[str, int] = {}
         self.flavor_pool = self._flavor_pools(parsed.objects, pools)
@@ -131,7 +129,7 @@ class KueueAdmitter:
         now: float,
     ) -> None:
         """Create the Kueue Workload in the team's LocalQueue."""
-        namespace, local_queue, team_priority, key_prefix = self._team_queue[workload.team]
+        namespace, local_queue, team_priority = self._team_queue[workload.team]
         topology_team = workload.team if self.topology is not None else ""
         # Engines share one requests tuple between workloads of one shape, so its identity is a
         # cheap first key (equal tuples that are distinct objects get their own entry).
@@ -144,7 +142,6 @@ class KueueAdmitter:
         # one instant with one priority are admitted in file order (not by name as text).
         number = str(wl)
         digits = len(number)
-        key = key_prefix + number
         kwl = Workload(
             namespace=namespace,
             name="wl-" + number,
@@ -160,6 +157,7 @@ class KueueAdmitter:
                 known.append(self._tokens.setdefault(shape_of(kwl), (ShapeToken(),)))
             kwl.shape = known[0]
         self.gpu_pod_sets[wl] = len(requests)
+        key = kwl.key
         self.keys[wl] = key
         self.index[key] = wl
         snap = self.snap
